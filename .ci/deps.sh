@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing Cairn needs on Debian/Ubuntu, skipping what is there.
+# Usage: .ci/deps.sh [run|test]
+set -euo pipefail
+mode=${1:-test}
+need=(pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
+if [ "$mode" = test ]; then
+  need+=(xvfb xauth x11-apps imagemagick chromium gnome-keyring dbus-x11 procps psmisc)
+fi
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v go >/dev/null || { echo "deps: Go is required (https://go.dev/dl), see README" >&2; exit 1; }
+command -v npm >/dev/null || { echo "deps: Node.js and npm are required, see README" >&2; exit 1; }
+cd "$(dirname "$0")/../frontend"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi

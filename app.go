@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+
+	"github.com/cairn-app/cairn/backend/service"
+)
+
+// App is the bound facade: one exported method per user intent, no logic. The Wails window
+// binds it and `cairn serve` dispatches POST /api/<Method> to the same methods, so this
+// method set is the one list of what a window can ask. Methods are split by domain into
+// app_<domain>.go.
+type App struct {
+	ctx     context.Context
+	s       *service.Services
+	desktop bool
+}
+
+// NewApp returns the facade over the services.
+func NewApp(ctx context.Context, s *service.Services, desktop bool) *App {
+	return &App{ctx: ctx, s: s, desktop: desktop}
+}

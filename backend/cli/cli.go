@@ -1,0 +1,185 @@
+// Package cli is Cairn's terminal client: every subcommand runs on the same backend
+// packages as the desktop window, so there is no second implementation.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/service"
+)
+
+// Deps are what the main package gives the CLI: the bound facade for `serve` and the
+// built frontend.
+type Deps struct {
+	// NewBound returns the facade whose exported methods `serve` exposes (main.App).
+	NewBound func(ctx context.Context, s *service.Services) any
+	// Assets is the built frontend (frontend/dist).
+	Assets fs.FS
+	// Desktop reports whether this binary has the desktop window built in.
+	Desktop bool
+	// Locales holds <lang>/errors.json, the same texts the windows show.
+	Locales fs.FS
+}
+
+// Env is what a command runs with.
+type Env struct {
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	DataDir string
+	Deps    Deps
+}
+
+// Open builds the services for the chosen data directory.
+func (e *Env) Open(ctx context.Context) (*service.Services, error) {
+	return service.Open(ctx, service.Options{DataDir: e.DataDir})
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name    string
+	Summary string
+	Run     func(ctx context.Context, env *Env, args []string) error
+}
+
+func commands() []Command {
+	return []Command{
+		{Name: "serve", Summary: "serve the app to a browser on loopback (token-protected)", Run: runServe},
+		{Name: "doctor", Summary: "check this installation [--json]", Run: runDoctor},
+		{Name: "version", Summary: "print the version [--json]", Run: runVersion},
+		{Name: "settings", Summary: "list | get KEY | set KEY VALUE", Run: runSettings},
+		{Name: "secrets", Summary: "list [--json] | set NAME (value from stdin) | delete NAME", Run: runSecrets},
+	}
+}
+
+// exitError carries an exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Run executes a subcommand and returns the process exit code.
+func Run(ctx context.Context, args []string, env *Env) int {
+	global := flag.NewFlagSet("cairn", flag.ContinueOnError)
+	global.SetOutput(env.Stderr)
+	dataDir := global.String("data-dir", service.DefaultDataDir(), "data directory (env CAIRN_DATA_DIR)")
+	global.Usage = func() { usage(env.Stderr, global) }
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	env.DataDir = *dataDir
+	rest := global.Args()
+	if len(rest) == 0 {
+		usage(env.Stderr, global)
+		return 2
+	}
+	name := rest[0]
+	if name == "help" {
+		usage(env.Stdout, global)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.Name == name {
+			err := c.Run(ctx, env, rest[1:])
+			return env.report(err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "cairn: unknown command %q\n\n", name)
+	usage(env.Stderr, global)
+	return 2
+}
+
+func (env *Env) report(err error) int {
+	w := env.Stderr
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	ae := apperr.From(err)
+	fmt.Fprintf(w, "cairn: %s\n", env.Localize(ae))
+	if ae.Action != nil && ae.Action.Kind == "open-settings" {
+		fmt.Fprintf(w, "  (see Settings → %s, or `cairn settings`)\n", ae.Action.Target)
+	}
+	if ae.Code == apperr.InvalidArgument || ae.Code == apperr.SettingInvalid || ae.Code == apperr.SettingUnknown {
+		return 2
+	}
+	return 1
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "Usage: cairn [--data-dir DIR] [COMMAND [ARGS]]")
+	fmt.Fprintln(w, "\nWith no command, cairn opens the desktop window.\n\nCommands:")
+	cs := commands()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	fmt.Fprintln(w, "\nGlobal flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// newFlags makes a subcommand flag set that prints to the env's stderr.
+func newFlags(env *Env, name string) *flag.FlagSet {
+	f := flag.NewFlagSet("cairn "+name, flag.ContinueOnError)
+	f.SetOutput(env.Stderr)
+	return f
+}
+
+// parseInterspersed parses flags that may appear after positional arguments.
+func parseInterspersed(f *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			return nil, err
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func usageErr(format string, args ...any) error {
+	return apperr.New(apperr.InvalidArgument, format, args...).WithParam("message", fmt.Sprintf(format, args...))
+}
+
+// readSecret reads one secret value from stdin (trailing newline trimmed).
+func readSecret(r io.Reader) (string, error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprint(os.Stderr, "value (input hidden is not supported; paste and press Enter): ")
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, 64<<10))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}

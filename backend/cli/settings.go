@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/cairn-app/cairn/backend/secrets"
+)
+
+func runSettings(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "settings")
+	asJSON := f.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(f, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		pos = []string{"list"}
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch pos[0] {
+	case "list":
+		snap, err := s.Settings.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, snap.Values)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		for _, sp := range snap.Specs {
+			b, _ := json.Marshal(snap.Values[sp.Key])
+			fmt.Fprintf(tw, "%s\t%s\t(%s)\n", sp.Key, b, sp.Type)
+		}
+		return tw.Flush()
+	case "get":
+		if len(pos) != 2 {
+			return usageErr("usage: cairn settings get KEY")
+		}
+		v, err := s.Settings.Get(ctx, pos[1])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, v)
+		}
+		fmt.Fprintln(env.Stdout, v)
+		return nil
+	case "set":
+		if len(pos) != 3 {
+			return usageErr("usage: cairn settings set KEY VALUE")
+		}
+		if _, err := s.Settings.Set(ctx, pos[1], pos[2]); err != nil {
+			return err
+		}
+		v, _ := s.Settings.Get(ctx, pos[1])
+		fmt.Fprintf(env.Stdout, "%s = %v\n", pos[1], v)
+		return nil
+	}
+	return usageErr("unknown settings subcommand %q (list, get, set)", pos[0])
+}
+
+func runSecrets(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "secrets")
+	asJSON := f.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(f, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		pos = []string{"list"}
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch pos[0] {
+	case "list":
+		snap, err := s.Secrets.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, snap)
+		}
+		if snap.Backend == secrets.BackendFile {
+			fmt.Fprintf(env.Stdout, "note: keys stored in a local file, not the system keyring (%s)\n", snap.Note)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		for _, st := range snap.Secrets {
+			state := "not set"
+			if st.Set {
+				state = "set"
+				if st.Last4 != "" {
+					state += " (…" + st.Last4 + ")"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", st.Name, state)
+		}
+		return tw.Flush()
+	case "set":
+		if len(pos) != 2 {
+			return usageErr("usage: cairn secrets set NAME   (the value is read from stdin, never from arguments)")
+		}
+		v, err := readSecret(env.Stdin)
+		if err != nil {
+			return err
+		}
+		if err := s.Secrets.Set(ctx, pos[1], v); err != nil {
+			return err
+		}
+		kind, _ := s.Secrets.Backend()
+		fmt.Fprintf(env.Stdout, "%s saved (%s)\n", pos[1], kind)
+		return nil
+	case "delete":
+		if len(pos) != 2 {
+			return usageErr("usage: cairn secrets delete NAME")
+		}
+		if err := s.Secrets.Delete(ctx, pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s deleted\n", pos[1])
+		return nil
+	}
+	return usageErr("unknown secrets subcommand %q (list, set, delete)", pos[0])
+}

@@ -1,0 +1,125 @@
+// Package events is the one broadcast bus of the backend. Every event has a topic and a
+// per-topic sequence number, so a window that (re)connects loads a snapshot carrying the
+// topic's current seq and then applies only events with a higher one.
+package events
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Event is what every window receives; Data is already JSON so fan-out costs no encoding.
+type Event struct {
+	Topic string          `json:"topic"`
+	Seq   uint64          `json:"seq"`
+	Type  string          `json:"type"`
+	Data  json.RawMessage `json:"data,omitempty"`
+	Time  int64           `json:"time"` // unix milliseconds
+}
+
+// Bus fans events out to subscribers; a slow subscriber loses events past its buffer and is
+// told so (Dropped), so it can reload snapshots instead of silently drifting.
+type Bus struct {
+	mu     sync.Mutex
+	seq    map[string]uint64
+	subs   map[*Subscription]struct{}
+	closed bool
+}
+
+// NewBus returns an empty bus.
+func NewBus() *Bus {
+	return &Bus{seq: map[string]uint64{}, subs: map[*Subscription]struct{}{}}
+}
+
+// Subscription receives every event published after it was made.
+type Subscription struct {
+	C       chan Event
+	bus     *Bus
+	mu      sync.Mutex
+	dropped bool
+	done    bool
+}
+
+// Dropped reports (and clears) whether events were lost since the last call.
+func (s *Subscription) Dropped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.dropped
+	s.dropped = false
+	return d
+}
+
+// Close stops delivery and closes C.
+func (s *Subscription) Close() {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	if s.done {
+		return
+	}
+	s.done = true
+	delete(s.bus.subs, s)
+	close(s.C)
+}
+
+// Subscribe registers a subscriber with a buffer of n events.
+func (b *Bus) Subscribe(n int) *Subscription {
+	if n <= 0 {
+		n = 256
+	}
+	s := &Subscription{C: make(chan Event, n), bus: b}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		s.done = true
+		close(s.C)
+		return s
+	}
+	b.subs[s] = struct{}{}
+	return s
+}
+
+// Seq is the current sequence number of a topic, for snapshots.
+func (b *Bus) Seq(topic string) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq[topic]
+}
+
+// Publish assigns the next seq of the topic and delivers the event to every subscriber.
+// data is marshalled to JSON once; a value that cannot be marshalled is sent as null.
+func (b *Bus) Publish(topic, typ string, data any) Event {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		raw = []byte("null")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq[topic]++
+	ev := Event{Topic: topic, Seq: b.seq[topic], Type: typ, Data: raw, Time: time.Now().UnixMilli()}
+	for s := range b.subs {
+		select {
+		case s.C <- ev:
+		default:
+			s.mu.Lock()
+			s.dropped = true
+			s.mu.Unlock()
+		}
+	}
+	return ev
+}
+
+// Close ends every subscription.
+func (b *Bus) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.closed = true
+	for s := range b.subs {
+		s.done = true
+		close(s.C)
+		delete(b.subs, s)
+	}
+}

@@ -1,0 +1,353 @@
+// Package secrets keeps API keys in the OS keyring (go-keyring: Secret Service, Keychain,
+// Credential Manager). Where no keyring answers it falls back to a 0600 file in the data
+// directory and says so. Values never reach SQLite, logs, events or a window: those see
+// set / not set and the last four characters.
+package secrets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/store"
+	"github.com/zalando/go-keyring"
+)
+
+// Backend names shown in Settings and doctor.
+const (
+	BackendKeyring = "keyring"
+	BackendFile    = "file"
+)
+
+// FileName is the fallback file in the data directory.
+const FileName = "secrets.json"
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidName reports whether name can be used as a secret name.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// Known lists the secrets that are not a provider's, offered in Settings and `cairn secrets`.
+func Known() []string {
+	return []string{
+		"websearch.tavily", "websearch.bing", "websearch.brave", "websearch.bocha",
+		"websearch.querit", "maps.amap", "maps.google", "embeddings.apiKey",
+	}
+}
+
+// backend stores raw values.
+type backend interface {
+	get(name string) (string, error) // errNotFound when absent
+	set(name, value string) error
+	del(name string) error
+}
+
+var errNotFound = errors.New("secret not found")
+
+// Store is the secret store of one data directory.
+type Store struct {
+	mu      sync.Mutex
+	be      backend
+	kind    string
+	note    string
+	db      *store.DB
+	bus     *events.Bus
+	dataDir string
+}
+
+// Options choose the backend; Force is "" (probe the keyring), "keyring" or "file".
+type Options struct {
+	Force        string
+	ProbeTimeout time.Duration
+}
+
+// Open probes the OS keyring and falls back to the file.
+func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, opt Options) *Store {
+	s := &Store{db: db, bus: bus, dataDir: dataDir}
+	service := "cairn:" + shortHash(dataDir)
+	kr := keyringBackend{service: service}
+	fb := &fileBackend{path: filepath.Join(dataDir, FileName)}
+	switch opt.Force {
+	case BackendFile:
+		s.be, s.kind, s.note = fb, BackendFile, "forced"
+	case BackendKeyring:
+		s.be, s.kind = kr, BackendKeyring
+	default:
+		timeout := opt.ProbeTimeout
+		if timeout == 0 {
+			timeout = 3 * time.Second
+		}
+		if err := probe(ctx, kr, timeout); err != nil {
+			s.be, s.kind, s.note = fb, BackendFile, err.Error()
+		} else {
+			s.be, s.kind = kr, BackendKeyring
+		}
+	}
+	return s
+}
+
+func shortHash(s string) string {
+	abs, err := filepath.Abs(s)
+	if err == nil {
+		s = abs
+	}
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
+}
+
+// probe writes, reads and deletes a throwaway item; a keyring that hangs counts as absent.
+func probe(ctx context.Context, kr keyringBackend, timeout time.Duration) error {
+	done := make(chan error, 1)
+	go func() {
+		name := fmt.Sprintf("probe-%d", time.Now().UnixNano())
+		if err := kr.set(name, "probe"); err != nil {
+			done <- err
+			return
+		}
+		v, err := kr.get(name)
+		_ = kr.del(name)
+		if err == nil && v != "probe" {
+			err = errors.New("keyring returned a different value")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("no usable system keyring: %w", err)
+		}
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("system keyring did not answer within %s", timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Backend says where values are kept ("keyring" or "file") and, for the file, why.
+func (s *Store) Backend() (kind, note string) { return s.kind, s.note }
+
+// Get returns a secret's value; ok is false when it is not set.
+func (s *Store) Get(name string) (value string, ok bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.be.get(name)
+	if errors.Is(err, errNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, apperr.Wrap(err, apperr.SecretStoreFail, "read secret %s", name).WithParam("backend", s.kind)
+	}
+	return v, true, nil
+}
+
+// Set stores a secret and broadcasts that the list changed (never the value).
+func (s *Store) Set(ctx context.Context, name, value string) error {
+	if !ValidName(name) {
+		return apperr.New(apperr.SecretNameBad, "invalid secret name %q", name).WithParam("name", name)
+	}
+	if value == "" {
+		return apperr.New(apperr.SecretEmpty, "empty secret %s", name)
+	}
+	s.mu.Lock()
+	err := s.be.set(name, value)
+	s.mu.Unlock()
+	if err != nil {
+		return apperr.Wrap(err, apperr.SecretStoreFail, "store secret %s", name).WithParam("backend", s.kind)
+	}
+	if _, err := s.db.ExecContext(ctx, "INSERT INTO secret_index(name, updated_at) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET updated_at = excluded.updated_at", name, time.Now().UnixMilli()); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "index secret")
+	}
+	s.publish(ctx)
+	return nil
+}
+
+// Delete removes a secret; deleting one that is not set is not an error.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	s.mu.Lock()
+	err := s.be.del(name)
+	s.mu.Unlock()
+	if err != nil && !errors.Is(err, errNotFound) {
+		return apperr.Wrap(err, apperr.SecretStoreFail, "delete secret %s", name).WithParam("backend", s.kind)
+	}
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM secret_index WHERE name = ?", name); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "unindex secret")
+	}
+	s.publish(ctx)
+	return nil
+}
+
+// Status is what a window may know about a secret.
+type Status struct {
+	Name  string `json:"name"`
+	Set   bool   `json:"set"`
+	Last4 string `json:"last4,omitempty"`
+}
+
+// Snapshot is the secrets list for Settings.
+type Snapshot struct {
+	Seq              uint64   `json:"seq"`
+	Backend          string   `json:"backend"`
+	KeyringAvailable bool     `json:"keyringAvailable"`
+	Note             string   `json:"note,omitempty"`
+	Secrets          []Status `json:"secrets"`
+}
+
+// Snapshot lists known and indexed secrets with set / not set and the last 4 characters.
+func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
+	names := map[string]bool{}
+	for _, n := range Known() {
+		names[n] = true
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT name FROM secret_index")
+	if err != nil {
+		return Snapshot{}, apperr.Wrap(err, apperr.Internal, "list secrets")
+	}
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names[n] = true
+		}
+	}
+	rows.Close()
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring, Note: s.note}
+	for _, n := range list {
+		v, ok, err := s.Get(n)
+		st := Status{Name: n, Set: ok && err == nil}
+		if st.Set {
+			st.Last4 = Mask(v)
+		}
+		snap.Secrets = append(snap.Secrets, st)
+	}
+	return snap, nil
+}
+
+// Mask returns the last four characters of a long enough value, else nothing.
+func Mask(v string) string {
+	r := []rune(v)
+	if len(r) < 8 {
+		return ""
+	}
+	return string(r[len(r)-4:])
+}
+
+func (s *Store) publish(ctx context.Context) {
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return
+	}
+	s.bus.Publish(events.TopicSettings, events.TypeSecretsChanged, snap)
+}
+
+type keyringBackend struct{ service string }
+
+func (k keyringBackend) get(name string) (string, error) {
+	v, err := keyring.Get(k.service, name)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return "", errNotFound
+	}
+	return v, err
+}
+func (k keyringBackend) set(name, value string) error { return keyring.Set(k.service, name, value) }
+func (k keyringBackend) del(name string) error {
+	err := keyring.Delete(k.service, name)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return errNotFound
+	}
+	return err
+}
+
+// fileBackend is the 0600 JSON file used where no keyring answers.
+type fileBackend struct{ path string }
+
+func (f *fileBackend) load() (map[string]string, error) {
+	b, err := os.ReadFile(f.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (left as it is): %w", f.path, err)
+	}
+	return m, nil
+}
+
+func (f *fileBackend) save(m map[string]string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".secrets-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), f.path)
+}
+
+func (f *fileBackend) get(name string) (string, error) {
+	m, err := f.load()
+	if err != nil {
+		return "", err
+	}
+	v, ok := m[name]
+	if !ok {
+		return "", errNotFound
+	}
+	return v, nil
+}
+
+func (f *fileBackend) set(name, value string) error {
+	m, err := f.load()
+	if err != nil {
+		return err
+	}
+	m[name] = value
+	return f.save(m)
+}
+
+func (f *fileBackend) del(name string) error {
+	m, err := f.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := m[name]; !ok {
+		return errNotFound
+	}
+	delete(m, name)
+	return f.save(m)
+}

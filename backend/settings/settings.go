@@ -1,0 +1,272 @@
+// Package settings holds Cairn's typed, validated settings. Values live in SQLite; every
+// change is broadcast as settings:changed so all windows show the same values.
+package settings
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/store"
+)
+
+// Type is the kind of value a setting holds.
+type Type string
+
+// Setting types.
+const (
+	String Type = "string"
+	Bool   Type = "bool"
+	Int    Type = "int"
+	Enum   Type = "enum"
+)
+
+// Spec describes one setting: its type, default and limits, and the settings section
+// that shows it.
+type Spec struct {
+	Key     string   `json:"key"`
+	Type    Type     `json:"type"`
+	Default any      `json:"default"`
+	Enum    []string `json:"enum,omitempty"`
+	Min     *int     `json:"min,omitempty"`
+	Max     *int     `json:"max,omitempty"`
+	MaxLen  int      `json:"maxLen,omitempty"`
+	Section string   `json:"section"`
+}
+
+func intp(v int) *int { return &v }
+
+// Specs is the list of known settings, in display order.
+func Specs() []Spec {
+	return []Spec{
+		{Key: "general.language", Type: Enum, Default: "system", Enum: []string{"system", "en", "zh-CN"}, Section: "general"},
+		{Key: "general.theme", Type: Enum, Default: "system", Enum: []string{"system", "light", "dark"}, Section: "general"},
+		{Key: "chat.maxToolRounds", Type: Int, Default: 10, Min: intp(1), Max: intp(100), Section: "general"},
+		{Key: "chat.defaultSystemPrompt", Type: String, Default: "", MaxLen: 20000, Section: "general"},
+		{Key: "chat.sendOnEnter", Type: Bool, Default: true, Section: "general"},
+		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "plan", "bypassPermissions"}, Section: "permissions"},
+	}
+}
+
+// Lookup returns the spec of a key.
+func Lookup(key string) (Spec, bool) {
+	for _, s := range Specs() {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Snapshot is every value with the specs, stamped with the settings topic's seq.
+type Snapshot struct {
+	Seq    uint64         `json:"seq"`
+	Values map[string]any `json:"values"`
+	Specs  []Spec         `json:"specs"`
+}
+
+// Service reads and writes settings.
+type Service struct {
+	db  *store.DB
+	bus *events.Bus
+}
+
+// New returns the settings service over an open database.
+func New(db *store.DB, bus *events.Bus) *Service { return &Service{db: db, bus: bus} }
+
+// Snapshot returns all values (defaults filled in).
+func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
+	seq := s.bus.Seq(events.TopicSettings)
+	vals, err := s.values(ctx)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return Snapshot{Seq: seq, Values: vals, Specs: Specs()}, nil
+}
+
+func (s *Service) values(ctx context.Context) (map[string]any, error) {
+	out := map[string]any{}
+	for _, sp := range Specs() {
+		out[sp.Key] = sp.Default
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT key, value FROM settings")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, raw string
+		if err := rows.Scan(&k, &raw); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+		}
+		sp, ok := Lookup(k)
+		if !ok {
+			continue // a setting of an older/newer version: kept in the table, not shown
+		}
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			continue // unreadable value: the default applies, the row stays for inspection
+		}
+		if nv, err := coerce(sp, v); err == nil {
+			out[k] = nv
+		}
+	}
+	return out, rows.Err()
+}
+
+// Get returns one value (the default when unset).
+func (s *Service) Get(ctx context.Context, key string) (any, error) {
+	sp, ok := Lookup(key)
+	if !ok {
+		return nil, unknown(key)
+	}
+	var raw string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sp.Default, nil
+	}
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read setting %s", key)
+	}
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return sp.Default, nil
+	}
+	nv, err := coerce(sp, v)
+	if err != nil {
+		return sp.Default, nil
+	}
+	return nv, nil
+}
+
+// Int returns an int setting, falling back to the default on any problem.
+func (s *Service) Int(ctx context.Context, key string) int {
+	v, err := s.Get(ctx, key)
+	if err != nil {
+		sp, _ := Lookup(key)
+		v = sp.Default
+	}
+	n, _ := v.(int)
+	return n
+}
+
+// String returns a string or enum setting, falling back to the default on any problem.
+func (s *Service) String(ctx context.Context, key string) string {
+	v, err := s.Get(ctx, key)
+	if err != nil {
+		sp, _ := Lookup(key)
+		v = sp.Default
+	}
+	str, _ := v.(string)
+	return str
+}
+
+// Set validates and stores a value, then broadcasts the new snapshot. value may be a typed
+// JSON value or, from the CLI, its text form.
+func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, error) {
+	sp, ok := Lookup(key)
+	if !ok {
+		return Snapshot{}, unknown(key)
+	}
+	v, err := coerce(sp, value)
+	if err != nil {
+		return Snapshot{}, apperr.New(apperr.SettingInvalid, "%s: %v", key, err).WithParam("key", key).WithParam("reason", err.Error())
+	}
+	raw, _ := json.Marshal(v)
+	if _, err := s.db.ExecContext(ctx,
+		"INSERT INTO settings(key, value, updated_at) VALUES(?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+		key, string(raw), time.Now().UnixMilli()); err != nil {
+		return Snapshot{}, apperr.Wrap(err, apperr.Internal, "write setting %s", key)
+	}
+	vals, err := s.values(ctx)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	ev := s.bus.Publish(events.TopicSettings, events.TypeSettingsChanged, Snapshot{Values: vals, Specs: Specs()})
+	snap := Snapshot{Seq: ev.Seq, Values: vals, Specs: Specs()}
+	return snap, nil
+}
+
+func unknown(key string) *apperr.Error {
+	keys := make([]string, 0)
+	for _, s := range Specs() {
+		keys = append(keys, s.Key)
+	}
+	sort.Strings(keys)
+	return apperr.New(apperr.SettingUnknown, "unknown setting %q (known: %s)", key, strings.Join(keys, ", ")).WithParam("key", key)
+}
+
+// coerce turns v (typed or text) into the setting's type, or says why it cannot.
+func coerce(sp Spec, v any) (any, error) {
+	switch sp.Type {
+	case Bool:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			b, err := strconv.ParseBool(strings.TrimSpace(x))
+			if err != nil {
+				return nil, fmt.Errorf("expected true or false, got %q", x)
+			}
+			return b, nil
+		}
+		return nil, fmt.Errorf("expected true or false")
+	case Int:
+		var n int
+		switch x := v.(type) {
+		case float64:
+			if x != float64(int(x)) {
+				return nil, fmt.Errorf("expected a whole number, got %v", x)
+			}
+			n = int(x)
+		case int:
+			n = x
+		case json.Number:
+			i, err := x.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("expected a whole number, got %q", x)
+			}
+			n = int(i)
+		case string:
+			i, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil {
+				return nil, fmt.Errorf("expected a whole number, got %q", x)
+			}
+			n = i
+		default:
+			return nil, fmt.Errorf("expected a whole number")
+		}
+		if sp.Min != nil && n < *sp.Min {
+			return nil, fmt.Errorf("must be at least %d", *sp.Min)
+		}
+		if sp.Max != nil && n > *sp.Max {
+			return nil, fmt.Errorf("must be at most %d", *sp.Max)
+		}
+		return n, nil
+	case Enum:
+		str, ok := v.(string)
+		if !ok || !slices.Contains(sp.Enum, str) {
+			return nil, fmt.Errorf("must be one of %s", strings.Join(sp.Enum, ", "))
+		}
+		return str, nil
+	case String:
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("expected text")
+		}
+		if sp.MaxLen > 0 && len(str) > sp.MaxLen {
+			return nil, fmt.Errorf("must be at most %d characters", sp.MaxLen)
+		}
+		return str, nil
+	}
+	return nil, fmt.Errorf("unsupported type %s", sp.Type)
+}

@@ -1,0 +1,120 @@
+package settings
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/store"
+)
+
+func newService(t *testing.T) (*Service, *events.Bus, *store.DB) {
+	t.Helper()
+	db, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	bus := events.NewBus()
+	return New(db, bus), bus, db
+}
+
+func TestDefaults(t *testing.T) {
+	s, _, _ := newService(t)
+	snap, err := s.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range Specs() {
+		if snap.Values[sp.Key] != sp.Default {
+			t.Errorf("%s = %v, want default %v", sp.Key, snap.Values[sp.Key], sp.Default)
+		}
+	}
+}
+
+func TestSetValidates(t *testing.T) {
+	tests := []struct {
+		key     string
+		value   any
+		want    any
+		errCode apperr.Code
+	}{
+		{"general.language", "zh-CN", "zh-CN", ""},
+		{"general.language", "fr", nil, apperr.SettingInvalid},
+		{"general.language", 3.0, nil, apperr.SettingInvalid},
+		{"general.theme", "dark", "dark", ""},
+		{"chat.maxToolRounds", "25", 25, ""},
+		{"chat.maxToolRounds", 7.0, 7, ""},
+		{"chat.maxToolRounds", 7.5, nil, apperr.SettingInvalid},
+		{"chat.maxToolRounds", "0", nil, apperr.SettingInvalid},
+		{"chat.maxToolRounds", "101", nil, apperr.SettingInvalid},
+		{"chat.maxToolRounds", "many", nil, apperr.SettingInvalid},
+		{"chat.sendOnEnter", "false", false, ""},
+		{"chat.sendOnEnter", "maybe", nil, apperr.SettingInvalid},
+		{"no.such.key", "x", nil, apperr.SettingUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			s, _, _ := newService(t)
+			ctx := context.Background()
+			_, err := s.Set(ctx, tt.key, tt.value)
+			if tt.errCode != "" {
+				if !apperr.Is(err, tt.errCode) {
+					t.Fatalf("err = %v, want %s", err, tt.errCode)
+				}
+				if tt.errCode == apperr.SettingInvalid && apperr.From(err).Params["reason"] == "" {
+					t.Fatal("no reason for the user")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, tt.key)
+			if err != nil || got != tt.want {
+				t.Fatalf("get = %v (%T), %v; want %v", got, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetBroadcastsWithSeq(t *testing.T) {
+	s, bus, _ := newService(t)
+	sub := bus.Subscribe(8)
+	defer sub.Close()
+	ctx := context.Background()
+	snap, err := s.Set(ctx, "general.theme", "dark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-sub.C
+	if ev.Topic != events.TopicSettings || ev.Type != events.TypeSettingsChanged || ev.Seq != snap.Seq || snap.Seq != 1 {
+		t.Fatalf("event %+v, snapshot seq %d", ev, snap.Seq)
+	}
+	again, _ := s.Snapshot(ctx)
+	if again.Seq != 1 || again.Values["general.theme"] != "dark" {
+		t.Fatalf("snapshot after set: %+v", again)
+	}
+}
+
+// TestCorruptStoredValueFallsBack: a hand-edited bad value never breaks reading.
+func TestCorruptStoredValueFallsBack(t *testing.T) {
+	s, _, db := newService(t)
+	ctx := context.Background()
+	if _, err := db.Exec("INSERT INTO settings(key, value, updated_at) VALUES ('general.theme', '{not json', 0), ('chat.maxToolRounds', '5000', 0)"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Values["general.theme"] != "system" || snap.Values["chat.maxToolRounds"] != 10 {
+		t.Fatalf("values %v", snap.Values)
+	}
+	var raw string
+	db.QueryRow("SELECT value FROM settings WHERE key='general.theme'").Scan(&raw)
+	if raw != "{not json" {
+		t.Fatal("the stored value was rewritten by a read")
+	}
+}

@@ -1,0 +1,72 @@
+// Command cairn is the Cairn desktop AI chat app. With no arguments it opens the desktop
+// window; with a subcommand it is a terminal client of the same backend.
+package main
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cairn-app/cairn/backend/cli"
+	"github.com/cairn-app/cairn/backend/service"
+)
+
+//go:embed all:frontend/dist
+var distFS embed.FS
+
+//go:embed frontend/src/i18n/locales/*/errors.json
+var localeFS embed.FS
+
+func assets() fs.FS {
+	sub, err := fs.Sub(distFS, "frontend/dist")
+	if err != nil {
+		return distFS
+	}
+	return sub
+}
+
+func locales() fs.FS {
+	sub, err := fs.Sub(localeFS, "frontend/src/i18n/locales")
+	if err != nil {
+		return localeFS
+	}
+	return sub
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	deps := cli.Deps{
+		NewBound: func(ctx context.Context, s *service.Services) any { return NewApp(ctx, s, desktopBuild) },
+		Assets:   assets(),
+		Desktop:  desktopBuild,
+		Locales:  locales(),
+	}
+	env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Deps: deps}
+	args := os.Args[1:]
+	if wantsDesktop(args) {
+		os.Exit(runDesktop(ctx, env, args))
+	}
+	os.Exit(cli.Run(ctx, args, env))
+}
+
+// wantsDesktop is true when no subcommand was given (global flags only).
+func wantsDesktop(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--data-dir" || a == "-data-dir":
+			i++
+		case len(a) > 0 && a[0] == '-':
+			if a == "-h" || a == "--help" || a == "-help" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}

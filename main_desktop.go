@@ -1,0 +1,96 @@
+//go:build desktop
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/cli"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/service"
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+const desktopBuild = true
+
+// eventName is the one Wails event channel every backend event travels on.
+const eventName = "cairn:event"
+
+// runDesktop opens the Wails window on the same services `serve` and the CLI use.
+func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
+	dataDir := service.DefaultDataDir()
+	for i := 0; i < len(args)-1; i++ {
+		if args[i] == "--data-dir" || args[i] == "-data-dir" {
+			dataDir = args[i+1]
+		}
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
+		return 1
+	}
+	defer s.Close()
+	app := NewApp(ctx, s, true)
+	err = wails.Run(&options.App{
+		Title:     "Cairn",
+		Width:     1200,
+		Height:    800,
+		MinWidth:  720,
+		MinHeight: 480,
+		AssetServer: &assetserver.Options{
+			Assets: env.Deps.Assets,
+		},
+		OnStartup: func(wctx context.Context) {
+			app.ctx = wctx
+			go forwardEvents(wctx, s.Bus)
+			// SIGINT/SIGTERM close the window the normal way, so WebKit's helper
+			// processes exit with it.
+			go func() {
+				select {
+				case <-ctx.Done():
+					log.Info("signal received, quitting")
+					runtime.Quit(wctx)
+				case <-wctx.Done():
+				}
+			}()
+		},
+		OnShutdown: func(context.Context) { log.Info("window closed") },
+		Bind:       []any{app},
+		ErrorFormatter: func(err error) any {
+			return apperr.From(err)
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// forwardEvents relays every bus event to the window; a lost event becomes a resync.
+func forwardEvents(ctx context.Context, bus *events.Bus) {
+	sub := bus.Subscribe(1024)
+	defer sub.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			if sub.Dropped() {
+				runtime.EventsEmit(ctx, eventName, events.Event{Type: events.TypeResync})
+			}
+			runtime.EventsEmit(ctx, eventName, ev)
+		}
+	}
+}
