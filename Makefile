@@ -38,7 +38,7 @@ cli:
 
 ## desktop: the Wails desktop app at build/bin/cairn.
 desktop: frontend
-	$(GO) tool wails build -s -skipbindings -tags $(WAILS_TAGS) -ldflags "$(LDFLAGS)"
+	$(GO) tool wails build -m -s -skipbindings -tags $(WAILS_TAGS) -ldflags "$(LDFLAGS)"
 
 vet:
 	$(GO) vet ./...

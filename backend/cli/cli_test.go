@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(t *testing.T, dataDir, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Deps: Deps{Locales: fstest.MapFS{
+		"en/errors.json":    {Data: []byte(`{"setting_invalid":"{{key}}: {{reason}}","setting_unknown":"There is no setting called {{key}}.","secret_empty":"The secret is empty; nothing was saved."}`)},
+		"zh-CN/errors.json": {Data: []byte(`{"setting_invalid":"{{key}}：{{reason}}"}`)},
+	}}}
+	code := Run(context.Background(), append([]string{"--data-dir", dataDir}, args...), env)
+	return result{code, out.String(), errb.String()}
+}
+
+func TestSettingsCommands(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+		stream   string
+	}{
+		{"set valid", []string{"settings", "set", "general.theme", "dark"}, 0, "general.theme = dark", "out"},
+		{"get back", []string{"settings", "get", "general.theme"}, 0, "dark", "out"},
+		{"set invalid enum", []string{"settings", "set", "general.theme", "purple"}, 2, "general.theme: must be one of system, light, dark", "err"},
+		{"unknown key", []string{"settings", "get", "nope"}, 2, "There is no setting called nope.", "err"},
+		{"list json", []string{"settings", "list", "--json"}, 0, `"general.theme": "dark"`, "out"},
+		{"bad subcommand", []string{"settings", "frob"}, 2, "unknown settings subcommand", "err"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command", "err"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, dir, "", tt.args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr=%s", r.code, tt.code, r.stderr)
+			}
+			got := r.stdout
+			if tt.stream == "err" {
+				got = r.stderr
+			}
+			if !strings.Contains(got, tt.contains) {
+				t.Fatalf("%s = %q, want it to contain %q", tt.stream, got, tt.contains)
+			}
+		})
+	}
+}
+
+func TestSecretsFromStdinNeverArgv(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	const key = "tvly-0123456789abcdef"
+	if r := run(t, dir, key+"\n", "secrets", "set", "websearch.tavily"); r.code != 0 {
+		t.Fatalf("set: %+v", r)
+	}
+	r := run(t, dir, "", "secrets", "list", "--json")
+	if r.code != 0 || strings.Contains(r.stdout, key) {
+		t.Fatalf("list leaked or failed: %+v", r)
+	}
+	var snap struct {
+		Backend string
+		Secrets []struct {
+			Name  string
+			Set   bool
+			Last4 string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &snap); err != nil {
+		t.Fatal(err)
+	}
+	ok := false
+	for _, s := range snap.Secrets {
+		if s.Name == "websearch.tavily" && s.Set && s.Last4 == "cdef" {
+			ok = true
+		}
+	}
+	if !ok || snap.Backend != "file" {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	// A value given as an argument is refused, not stored.
+	if r := run(t, dir, "", "secrets", "set", "websearch.bing", "sk-in-argv"); r.code != 2 {
+		t.Fatalf("argv secret accepted: %+v", r)
+	}
+	if r := run(t, dir, "", "secrets", "set", "websearch.bing"); r.code == 0 || !strings.Contains(r.stderr, "empty") {
+		t.Fatalf("empty stdin: %+v", r)
+	}
+	db, _ := os.ReadFile(filepath.Join(dir, "cairn.db"))
+	wal, _ := os.ReadFile(filepath.Join(dir, "cairn.db-wal"))
+	if bytes.Contains(db, []byte(key)) || bytes.Contains(wal, []byte(key)) {
+		t.Fatal("secret found in the database")
+	}
+}
+
+func TestVersionAndDoctorJSON(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	r := run(t, dir, "", "version", "--json")
+	var v map[string]any
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v) != nil || v["version"] == "" {
+		t.Fatalf("version: %+v", r)
+	}
+	r = run(t, dir, "", "doctor", "--json")
+	var d struct {
+		OK      bool
+		Keyring string
+		Checks  []struct {
+			Name   string
+			OK     bool
+			Detail string
+		}
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || !d.OK || d.Keyring != "file" {
+		t.Fatalf("doctor: %+v", r)
+	}
+	found := false
+	for _, c := range d.Checks {
+		if c.Name == "keyring" && strings.Contains(c.Detail, "not the system keyring") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("doctor does not say keys are in a file: %+v", d.Checks)
+	}
+}
+
+func TestDoctorFailsOnUnusableDataDir(t *testing.T) {
+	dir := t.TempDir()
+	// A newer database makes the installation unusable: clear error, exit 1.
+	r := run(t, dir, "", "doctor")
+	if r.code != 0 {
+		t.Fatalf("fresh doctor: %+v", r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cairn.db"), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "cairn.db-wal"))
+	os.Remove(filepath.Join(dir, "cairn.db-shm"))
+	r = run(t, dir, "", "doctor")
+	if r.code != 1 || r.stderr == "" {
+		t.Fatalf("doctor on garbage db: %+v", r)
+	}
+}

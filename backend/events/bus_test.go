@@ -1,0 +1,101 @@
+package events
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+func TestSeqIsPerTopicAndOrdered(t *testing.T) {
+	b := NewBus()
+	a, c := b.Subscribe(16), b.Subscribe(16)
+	b.Publish("settings", "x", 1)
+	b.Publish("session:1", "x", 2)
+	b.Publish("settings", "x", 3)
+	for _, s := range []*Subscription{a, c} {
+		var got []string
+		for i := 0; i < 3; i++ {
+			ev := <-s.C
+			got = append(got, ev.Topic+":"+string(rune('0'+ev.Seq)))
+		}
+		want := []string{"settings:1", "session:1:1", "settings:2"}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+		}
+	}
+	if b.Seq("settings") != 2 || b.Seq("session:1") != 1 || b.Seq("none") != 0 {
+		t.Fatal("Seq wrong")
+	}
+}
+
+func TestSlowSubscriberIsToldItDropped(t *testing.T) {
+	b := NewBus()
+	s := b.Subscribe(1)
+	b.Publish("t", "x", nil)
+	b.Publish("t", "x", nil) // buffer full: dropped
+	if !s.Dropped() {
+		t.Fatal("drop not reported")
+	}
+	if s.Dropped() {
+		t.Fatal("Dropped not cleared")
+	}
+	ev := <-s.C
+	if ev.Seq != 1 {
+		t.Fatalf("seq %d", ev.Seq)
+	}
+}
+
+func TestPayloadIsJSONAndUnmarshallableBecomesNull(t *testing.T) {
+	b := NewBus()
+	s := b.Subscribe(4)
+	b.Publish("t", "x", map[string]int{"a": 1})
+	b.Publish("t", "x", func() {})
+	var m map[string]int
+	if err := json.Unmarshal((<-s.C).Data, &m); err != nil || m["a"] != 1 {
+		t.Fatal(err)
+	}
+	if d := (<-s.C).Data; string(d) != "null" {
+		t.Fatalf("data %s", d)
+	}
+}
+
+func TestCloseEndsSubscriptionsAndIsIdempotent(t *testing.T) {
+	b := NewBus()
+	s := b.Subscribe(4)
+	s2 := b.Subscribe(4)
+	s2.Close()
+	s2.Close()
+	b.Close()
+	b.Close()
+	if _, ok := <-s.C; ok {
+		t.Fatal("channel still open")
+	}
+	late := b.Subscribe(4)
+	if _, ok := <-late.C; ok {
+		t.Fatal("subscription after close is open")
+	}
+	b.Publish("t", "x", nil) // must not panic
+}
+
+func TestConcurrentPublishKeepsSeqDense(t *testing.T) {
+	b := NewBus()
+	s := b.Subscribe(10000)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 500; j++ {
+				b.Publish("t", "x", j)
+			}
+		}()
+	}
+	wg.Wait()
+	for want := uint64(1); want <= 4000; want++ {
+		if ev := <-s.C; ev.Seq != want {
+			t.Fatalf("seq %d, want %d", ev.Seq, want)
+		}
+	}
+}
