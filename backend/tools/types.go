@@ -52,6 +52,7 @@ type Selection struct {
 	Tools        []Definition `json:"tools"`
 	Instructions string       `json:"instructions"`
 	Deferred     []string     `json:"deferred,omitempty"` // wire names folded behind the meta tools
+	ToolTokens   int          `json:"toolTokens"`         // prompt tokens of Tools (o200k_base)
 }
 
 // Call is one tool call the model made.

@@ -1,0 +1,161 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Defer says whether a tool may be folded behind the meta tools (TOOL-4).
+type Defer string
+
+// The folding policies. The zero value means DeferAuto for MCP tools and DeferNever for
+// every other namespace; a tool that needs approval is always DeferNever.
+const (
+	DeferNever  Defer = "never"  // always sent inline
+	DeferAlways Defer = "always" // always folded (reachable through tool_search)
+	DeferAuto   Defer = "auto"   // folded when ShouldDefer says the pool is too costly
+)
+
+// DefaultMaxResultBytes is the result size above which the full result is written to
+// disk and the model gets a preview, unless the entry sets its own limit.
+const DefaultMaxResultBytes = 100 * 1024
+
+// Where an entry comes from, for the Settings → Tools panel.
+const (
+	SourceBuiltin = "builtin"
+	SourceMCP     = "mcp"
+	SourceMeta    = "meta"
+)
+
+// Result is what a tool's Execute returns.
+type Result struct {
+	// Content is the text the model reads.
+	Content string
+	// Display is an optional structured result for the tool card (not sent to the model).
+	Display json.RawMessage
+	// IsError marks a failure the tool reports as content (MCP isError): the model still
+	// reads Content, the call ends as a tool-error.
+	IsError bool
+}
+
+// ExecuteFunc runs a tool. It must honour ctx (stop and timeouts) and may report
+// progress any number of times from any goroutine until it returns.
+type ExecuteFunc func(ctx context.Context, args json.RawMessage, progress func(Progress)) (Result, error)
+
+// Entry is one tool in the registry. Register keeps its own copy; entries handed out by
+// the registry must be treated as read-only.
+type Entry struct {
+	// Name is the wire name the model calls (see BuiltinName, MCPName, MetaName).
+	Name string
+	// Namespace groups tools: web, kb, file, sandbox, skill, location, mcp:<serverId>, meta.
+	Namespace string
+	// NamespaceLabel is a readable name for the namespace (the MCP server's name), used
+	// by tool_search and the <DEFERRED_TOOLS> section. Optional.
+	NamespaceLabel string
+	// Description is what the model reads about the tool.
+	Description string
+	// SearchHint holds extra keywords tool_search matches (not sent inline).
+	SearchHint string
+	// InputSchema is the JSON Schema of the arguments; empty means an object without
+	// properties. Built-in schemas must compile; MCP schemas are accepted as they come.
+	InputSchema json.RawMessage
+	// OutputSchema optionally describes structured output; shown by tool_inspect.
+	OutputSchema json.RawMessage
+	// Defer is the folding policy (see Defer).
+	Defer Defer
+	// Applies says whether the tool takes part in a request; it must be pure. Nil means
+	// always.
+	Applies func(Scope) bool
+
+	// Safe defaults: a tool is assumed to write, not destroy, to need serial execution
+	// and no approval unless it says otherwise.
+	ReadOnly        bool
+	Destructive     bool
+	ConcurrencySafe bool
+	NeedsApproval   bool
+
+	// Aliases are older names the pipeline still resolves to this tool.
+	Aliases []string
+	// MaxResultBytes: results longer than this are spilled to disk; 0 means
+	// DefaultMaxResultBytes, negative means never.
+	MaxResultBytes int
+	// Timeout bounds one call; 0 means none beyond the caller's context.
+	Timeout time.Duration
+	// Instruction is the toolset's text for the system prompt, injected once per
+	// namespace whatever number of its tools carry it.
+	Instruction string
+	// ProgressKind labels progress events ("bash", "web", …); default "mcp" for MCP
+	// tools and "generic" otherwise.
+	ProgressKind string
+
+	// ValidateInput checks arguments beyond the schema; its error is shown to the model.
+	// CallFromContext gives the call. Optional.
+	ValidateInput func(ctx context.Context, args json.RawMessage) error
+	// Execute runs the tool; CallFromContext gives the call (session, scope). Required.
+	Execute ExecuteFunc
+}
+
+// Source tells where the entry comes from: SourceMCP, SourceMeta or SourceBuiltin.
+func (e *Entry) Source() string {
+	switch {
+	case IsMCPNamespace(e.Namespace):
+		return SourceMCP
+	case e.Namespace == NamespaceMeta:
+		return SourceMeta
+	default:
+		return SourceBuiltin
+	}
+}
+
+func (e *Entry) maxResultBytes() int {
+	if e.MaxResultBytes == 0 {
+		return DefaultMaxResultBytes
+	}
+	return e.MaxResultBytes
+}
+
+func (e *Entry) progressKind() string {
+	switch {
+	case e.ProgressKind != "":
+		return e.ProgressKind
+	case IsMCPNamespace(e.Namespace):
+		return "mcp"
+	default:
+		return "generic"
+	}
+}
+
+// Info describes a registered tool for the Settings → Tools panel and `--json` listings.
+type Info struct {
+	Name            string   `json:"name"`
+	Namespace       string   `json:"namespace"`
+	NamespaceLabel  string   `json:"namespaceLabel,omitempty"`
+	Description     string   `json:"description"`
+	Source          string   `json:"source"`
+	Defer           Defer    `json:"defer"`
+	ReadOnly        bool     `json:"readOnly"`
+	Destructive     bool     `json:"destructive"`
+	ConcurrencySafe bool     `json:"concurrencySafe"`
+	NeedsApproval   bool     `json:"needsApproval"`
+	Aliases         []string `json:"aliases,omitempty"`
+	Tokens          int      `json:"tokens"` // prompt tokens of its definition
+}
+
+// WhenToolset is an Applies predicate for a toolset the session must have enabled.
+func WhenToolset(name string) func(Scope) bool {
+	return func(s Scope) bool { return s.HasToolset(name) }
+}
+
+type callKey struct{}
+
+// CallFromContext returns the call a tool's Execute or ValidateInput runs for, so a tool
+// can find its session (workspace, attached files) without a wider signature.
+func CallFromContext(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}
+
+func withCall(ctx context.Context, c Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}

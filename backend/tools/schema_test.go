@@ -1,0 +1,129 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const testSchema = `{"type":"object","properties":{
+	"query":{"type":"string"},
+	"opts":{"type":"object","properties":{"depth":{"type":"integer"}},"required":["depth"]},
+	"items":{"type":"array","items":{"type":"object","properties":{"kind":{"enum":["a","b"]}}}},
+	"mode":{"type":["string","null"]}
+},"required":["query"],"additionalProperties":false}`
+
+func TestValidateArgsSaysWhichFieldAndWhat(t *testing.T) {
+	_, rs, err := compileSchema(json.RawMessage(testSchema), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, args string
+		want       string // "" = valid
+	}{
+		{"valid", `{"query":"x","opts":{"depth":2},"items":[{"kind":"a"}]}`, ""},
+		{"missing top-level field", `{}`, `missing required field "query"`},
+		{"wrong type", `{"query":5}`, `field "query": expected string, got integer`},
+		{"missing nested field", `{"query":"x","opts":{}}`, `missing required field "opts.depth"`},
+		{"nested wrong type", `{"query":"x","opts":{"depth":1.5}}`, `field "opts.depth": expected integer, got number`},
+		{"unknown field", `{"query":"x","qeury":"y"}`, `unknown field "qeury" (not in the tool's schema)`},
+		{"enum inside array", `{"query":"x","items":[{"kind":"c"}]}`, `field "items[].kind": must be one of [a b]`},
+		{"one of several types", `{"query":"x","mode":3}`, `field "mode": expected one of "string, null", got integer`},
+		{"not an object", `[1]`, `the arguments: expected object, got array`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.args), &v); err != nil {
+				t.Fatal(err)
+			}
+			msg, ok := validateArgs(rs, v)
+			if tt.want == "" {
+				if !ok {
+					t.Fatalf("rejected valid args: %s", msg)
+				}
+				return
+			}
+			if ok || msg != tt.want {
+				t.Fatalf("message = %q, want %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateArgsListsEveryMissingField(t *testing.T) {
+	_, rs, err := compileSchema(json.RawMessage(`{"type":"object","properties":{"a":{},"b":{},"c d":{}},"required":["a","b","c d"]}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, ok := validateArgs(rs, map[string]any{"b": 1})
+	if want := `missing required field "a", "c d"`; ok || msg != want {
+		t.Fatalf("message = %q, want %q", msg, want)
+	}
+	if got := quotedList(`["x" "y \"z\""]`); len(got) != 2 || got[1] != `y "z"` {
+		t.Fatalf("quotedList = %q", got)
+	}
+	if got := quotedList(`not a list`); got != nil {
+		t.Fatalf("quotedList(garbage) = %q", got)
+	}
+}
+
+func TestCompileSchema(t *testing.T) {
+	tests := []struct {
+		name      string
+		schema    string
+		lenient   bool
+		wantErr   string
+		validates bool
+	}{
+		{"empty means no arguments", ``, false, "", true},
+		{"built-in must be an object schema", `{"type":"string"}`, false, `must have "type": "object"`, false},
+		{"not JSON", `{"type":`, false, "not valid JSON", false},
+		{"not an object", `[1]`, false, "must be a JSON object", false},
+		{"draft-07 is fine", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, false, "", true},
+		{"MCP draft-04 is validated as 2020-12", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"type":"string"}}}`, true, "", true},
+		{"MCP unresolvable ref is accepted without validation", `{"type":"object","properties":{"a":{"$ref":"https://example.com/x.json"}}}`, true, "", false},
+		{"MCP schema without type is accepted", `{"properties":{"a":{"type":"string"}}}`, true, "", true},
+		{"MCP schema that does not decode is accepted", `{"type":5}`, true, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			params, rs, err := compileSchema(json.RawMessage(tt.schema), tt.lenient)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(params) {
+				t.Fatalf("params not JSON: %s", params)
+			}
+			if (rs != nil) != tt.validates {
+				t.Fatalf("validator present = %v, want %v", rs != nil, tt.validates)
+			}
+		})
+	}
+}
+
+func TestSchemaPathToField(t *testing.T) {
+	tests := map[string]string{
+		"root":                            "",
+		"/properties/a":                   "a",
+		"/properties/a/properties/b":      "a.b",
+		"/properties/items/items":         "items[]",
+		"/properties/a/prefixItems/1":     "a[1]",
+		"/properties/a/anyOf/0":           "a",
+		"/properties/a~1b":                "a/b",
+		"/properties/properties/items":    "properties[]",
+		"https://example.com/schema.json": "",
+	}
+	for in, want := range tests {
+		if got := schemaPathToField(in); got != want {
+			t.Errorf("schemaPathToField(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
