@@ -1,0 +1,51 @@
+// Wire types shared by both transports. Nothing outside src/api needs to know how a call
+// travels; it only sees these shapes.
+
+/** What a user can do about an error: open a settings section, or try again. */
+export type AppErrorAction =
+  | { kind: "open-settings"; target: string }
+  | { kind: "retry"; target?: string }
+  | { kind: string; target?: string };
+
+/** The backend's apperr JSON object, the one error shape every call rejects with. */
+export interface AppError {
+  code: string;
+  /** i18next key, e.g. "errors.model_auth_failed" (namespace first). */
+  i18nKey: string;
+  params?: Record<string, unknown>;
+  /** Technical message (for logs and the details disclosure). */
+  message: string;
+  action?: AppErrorAction;
+}
+
+/** One broadcast from the backend bus. `seq` grows by one per topic. */
+export interface CairnEvent<D = unknown> {
+  topic: string;
+  seq: number;
+  type: string;
+  data?: D;
+  /** Unix milliseconds. */
+  time?: number;
+}
+
+/** Event type that tells a window it lost events and must reload its snapshots. */
+export const RESYNC = "resync";
+
+/**
+ * The only thing that knows how calls and events travel (Wails bindings or HTTP + SSE).
+ * Every method of the Go facade is reachable as `call("MethodName", ...args)`.
+ */
+export interface Transport {
+  /** "wails", "http" (or a test's fake): for diagnostics only, never for branching outside src/api. */
+  readonly kind: string;
+  /** Calls a facade method; rejects with an AppError. */
+  call<T>(method: string, ...args: unknown[]): Promise<T>;
+  /** Receives every event of every topic; returns an unsubscribe function. */
+  subscribe(handler: (ev: CairnEvent) => void): () => void;
+  /**
+   * Called whenever the event stream (re)connects, including the first connection of the
+   * HTTP stream (its `hello` event): events may have been missed, so snapshots must be
+   * reloaded.
+   */
+  onReconnect(handler: () => void): () => void;
+}

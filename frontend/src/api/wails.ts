@@ -1,0 +1,106 @@
+import { toAppError } from "./errors";
+import type { AppError, CairnEvent, Transport } from "./types";
+
+/** The Go facade as Wails exposes it: window.go.main.App.<Method>(...args). */
+type BoundMethods = Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
+
+interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
+  EventsOff?(name: string, ...more: string[]): void;
+}
+
+declare global {
+  interface Window {
+    go?: { main?: { App?: BoundMethods } };
+    runtime?: WailsRuntime;
+  }
+}
+
+/** The Wails runtime event name the backend emits every bus event on. */
+export const WAILS_EVENT = "cairn:event";
+
+/** True inside the Wails webview (bindings are injected before our module runs). */
+export function hasWailsBindings(w: Window = window): boolean {
+  return typeof w.go?.main?.App === "object" && w.go.main.App !== null;
+}
+
+/**
+ * Transport over the Wails bindings and runtime events. The webview and the backend live in
+ * one process, so the event channel never drops and never reconnects.
+ */
+export class WailsTransport implements Transport {
+  readonly kind = "wails" as const;
+  private readonly handlers = new Set<(ev: CairnEvent) => void>();
+  private off: (() => void) | null = null;
+
+  constructor(private readonly w: Window = window) {}
+
+  async call<T>(method: string, ...args: unknown[]): Promise<T> {
+    const fn = this.w.go?.main?.App?.[method];
+    if (typeof fn !== "function") {
+      const err: AppError = {
+        code: "method_unknown",
+        i18nKey: "errors.method_unknown",
+        params: { method },
+        message: `method ${method} is not bound`,
+      };
+      throw err;
+    }
+    try {
+      return (await fn(...args)) as T;
+    } catch (e) {
+      throw toAppError(e);
+    }
+  }
+
+  subscribe(handler: (ev: CairnEvent) => void): () => void {
+    this.handlers.add(handler);
+    this.ensureListening();
+    return () => {
+      this.handlers.delete(handler);
+      if (this.handlers.size === 0) this.stopListening();
+    };
+  }
+
+  onReconnect(_handler: () => void): () => void {
+    // In-process channel: nothing to reconnect. Kept for the common interface.
+    return () => {};
+  }
+
+  private ensureListening(): void {
+    if (this.off || !this.w.runtime) return;
+    const ret = this.w.runtime.EventsOn(WAILS_EVENT, (...data: unknown[]) => {
+      const ev = parseEvent(data[0]);
+      if (!ev) return;
+      for (const h of [...this.handlers]) h(ev);
+    });
+    this.off = typeof ret === "function" ? ret : () => this.w.runtime?.EventsOff?.(WAILS_EVENT);
+  }
+
+  private stopListening(): void {
+    this.off?.();
+    this.off = null;
+  }
+}
+
+/** Accepts an event object or its JSON text; anything without topic and seq is ignored. */
+export function parseEvent(raw: unknown): CairnEvent | null {
+  let v = raw;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return null;
+    }
+  }
+  if (typeof v !== "object" || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.type !== "string") return null;
+  return {
+    topic: typeof o.topic === "string" ? o.topic : "",
+    seq: typeof o.seq === "number" ? o.seq : 0,
+    type: o.type,
+    data: o.data,
+    time: typeof o.time === "number" ? o.time : undefined,
+  };
+}

@@ -1,0 +1,104 @@
+import { useEffect, useRef, type KeyboardEvent } from "react";
+import { useTranslation } from "react-i18next";
+import { useClient, useSettings, type SettingsSnapshot } from "../api";
+import { ComingSoon } from "../components/ComingSoon";
+import { ErrorView } from "../components/ErrorView";
+import { SECTIONS, type SectionId } from "../shell/routes";
+import { useRouter } from "../shell/router";
+import { AboutSection } from "./AboutSection";
+import { GeneralSection } from "./GeneralSection";
+import { SecretsPanel } from "./SecretsPanel";
+import { SpecFields } from "./SettingField";
+import { genericSpecs } from "./specs";
+
+/**
+ * General and About have pages of their own. The others render whatever settings the
+ * backend describes for them, then say honestly what is not in this build yet.
+ */
+function SectionBody({ section, settings }: { section: SectionId; settings: SettingsSnapshot }) {
+  switch (section) {
+    case "general":
+      return <GeneralSection settings={settings} />;
+    case "about":
+      return <AboutSection />;
+    default: {
+      const specs = genericSpecs(settings.specs, section);
+      return (
+        <>
+          <SpecFields specs={specs} values={settings.values} />
+          <ComingSoon section={section} />
+          {section === "web-search" && <SecretsPanel />}
+        </>
+      );
+    }
+  }
+}
+
+export function SettingsPage({ section }: { section: SectionId }) {
+  const { t } = useTranslation("settings");
+  const { navigate } = useRouter();
+  const client = useClient();
+  const settings = useSettings();
+  const navRef = useRef<HTMLUListElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  // Moving between sections by keyboard or by an error's action puts focus on the new
+  // section's heading, so screen readers announce where they are.
+  useEffect(() => {
+    if (!navRef.current?.contains(document.activeElement)) headingRef.current?.focus();
+  }, [section]);
+
+  const onNavKey = (e: KeyboardEvent<HTMLUListElement>) => {
+    const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
+    if (!keys.includes(e.key)) return;
+    const buttons = Array.from(navRef.current?.querySelectorAll<HTMLButtonElement>("button") ?? []);
+    const i = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    let next = i;
+    if (e.key === "ArrowDown") next = (i + 1) % buttons.length;
+    if (e.key === "ArrowUp") next = (i - 1 + buttons.length) % buttons.length;
+    if (e.key === "Home") next = 0;
+    if (e.key === "End") next = buttons.length - 1;
+    e.preventDefault();
+    const b = buttons[next];
+    if (b) {
+      b.focus();
+      b.click();
+    }
+  };
+
+  return (
+    <div className="settings" data-testid="settings-page">
+      <nav className="settings__nav" aria-label={t("navLabel")}>
+        <h1 className="settings__title">{t("title")}</h1>
+        <ul ref={navRef} onKeyDown={onNavKey}>
+          {SECTIONS.map((s) => (
+            <li key={s}>
+              <button
+                type="button"
+                className="settings__nav-item"
+                data-testid={`settings-nav-${s}`}
+                aria-current={s === section ? "page" : undefined}
+                onClick={() => navigate({ name: "settings", section: s })}
+              >
+                {t(`sections.${s}.title`)}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <section className="settings__content" aria-labelledby="settings-section-title" data-testid={`settings-section-${section}`}>
+        <header className="settings__header">
+          <h2 id="settings-section-title" ref={headingRef} tabIndex={-1}>
+            {t(`sections.${section}.title`)}
+          </h2>
+          <p className="settings__description">{t(`sections.${section}.description`)}</p>
+        </header>
+        {settings.data ? (
+          <SectionBody section={section} settings={settings.data} />
+        ) : settings.error ? (
+          <ErrorView error={settings.error} onRetry={() => void client.stores.settings.reload()} />
+        ) : null}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,229 @@
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { SECTIONS } from "../shell/routes";
+import { FakeBackend, SPECS } from "../test/fakeTransport";
+import { renderWithClient } from "../test/render";
+import { SettingsPage } from "./SettingsPage";
+import { useRouter } from "../shell/router";
+
+function Routed() {
+  const { route } = useRouter();
+  return route.name === "settings" ? <SettingsPage section={route.section} /> : null;
+}
+
+function open(section: (typeof SECTIONS)[number], backend = new FakeBackend()) {
+  const transport = backend.window();
+  const r = renderWithClient(<Routed />, { transport, route: { name: "settings", section } });
+  return { ...r, backend, transport };
+}
+
+describe("Settings page", () => {
+  it("has a navigation entry per section and switches sections", async () => {
+    const user = userEvent.setup();
+    open("general");
+    const nav = screen.getByRole("navigation", { name: "Settings sections" });
+    for (const s of SECTIONS) expect(within(nav).getByTestId(`settings-nav-${s}`)).toBeInTheDocument();
+    expect(screen.getByTestId("settings-nav-general")).toHaveAttribute("aria-current", "page");
+    await user.click(screen.getByTestId("settings-nav-mcp"));
+    expect(screen.getByRole("heading", { level: 2, name: "MCP servers" })).toBeInTheDocument();
+    expect(screen.getByTestId("settings-nav-mcp")).toHaveAttribute("aria-current", "page");
+  });
+
+  it("moves between sections with the arrow keys", async () => {
+    const user = userEvent.setup();
+    open("providers");
+    screen.getByTestId("settings-nav-providers").focus();
+    await user.keyboard("{ArrowDown}");
+    expect(screen.getByTestId("settings-nav-web-search")).toHaveFocus();
+    expect(screen.getByTestId("settings-nav-web-search")).toHaveAttribute("aria-current", "page");
+    await user.keyboard("{End}");
+    expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
+  });
+
+  it.each(["providers", "mcp", "knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
+    open(section);
+    const soon = await screen.findByTestId(`coming-soon-${section}`);
+    expect(soon).toHaveTextContent("Coming soon in this build");
+    expect(screen.queryByRole("combobox")).toBeNull();
+    expect(screen.queryByRole("textbox")).toBeNull();
+  });
+
+  it("permissions shows the backend's mode setting and says the rules are still to come", async () => {
+    const { backend } = open("permissions");
+    const mode = await screen.findByTestId("setting-permissions.defaultMode");
+    expect(screen.getByLabelText("Default permission mode")).toBe(mode);
+    expect(within(mode).getAllByRole("option").map((o) => o.textContent)).toEqual([
+      "Ask before risky tools",
+      "Accept file edits, ask for the rest",
+      "Plan only (no changes)",
+      "Never ask (dangerous)",
+    ]);
+    expect(screen.getByTestId("coming-soon-permissions")).toHaveTextContent("arrive with tool approvals");
+    fireEvent.change(mode, { target: { value: "plan" } });
+    await waitFor(() => expect(backend.values["permissions.defaultMode"]).toBe("plan"));
+  });
+
+  it("edits a long string setting in a multi-line field saved with Ctrl+Enter", async () => {
+    const user = userEvent.setup();
+    const { backend } = open("general");
+    const prompt = await screen.findByTestId("setting-chat.defaultSystemPrompt");
+    expect(prompt.tagName).toBe("TEXTAREA");
+    expect(prompt).toHaveAttribute("maxlength", "20000");
+    await user.type(prompt, "Be brief.{Enter}Cite sources.");
+    expect(backend.values["chat.defaultSystemPrompt"]).toBe(""); // Enter is a newline here
+    await user.keyboard("{Control>}{Enter}{/Control}");
+    await waitFor(() => expect(backend.values["chat.defaultSystemPrompt"]).toBe("Be brief.\nCite sources."));
+    const send = screen.getByTestId("setting-chat.sendOnEnter");
+    expect(send).toBeChecked();
+    expect(screen.getByLabelText("Send with Enter")).toBe(send);
+  });
+
+  it("renders General: language, theme, data directory and generic fields from specs", async () => {
+    open("general");
+    const language = await screen.findByTestId("setting-general.language");
+    expect(language).toHaveValue("system");
+    expect(within(language).getAllByRole("option").map((o) => o.textContent)).toEqual(["System", "English", "简体中文"]);
+    expect(screen.getByLabelText("Language")).toBe(language);
+    const theme = screen.getByTestId("setting-general.theme");
+    expect(within(theme).getAllByRole("option").map((o) => o.textContent)).toEqual(["System", "Light", "Dark"]);
+    await waitFor(() => expect(screen.getByTestId("data-dir")).toHaveTextContent("/home/u/.config/cairn"));
+    const rounds = screen.getByTestId("setting-chat.maxToolRounds");
+    expect(rounds).toHaveAttribute("type", "number");
+    expect(rounds).toHaveValue(8);
+    expect(screen.getByLabelText("Maximum tool rounds")).toBe(rounds);
+    expect(rounds).toHaveAccessibleDescription(/From 1 to 50/);
+  });
+
+  it("saves an enum on change and shows the backend's value", async () => {
+    const { backend } = open("general");
+    const theme = await screen.findByTestId("setting-general.theme");
+    fireEvent.change(theme, { target: { value: "dark" } });
+    await waitFor(() => expect(backend.values["general.theme"]).toBe("dark"));
+    expect(theme).toHaveValue("dark");
+  });
+
+  it("saves an int on Enter and shows a localized setting_invalid error under the field", async () => {
+    const user = userEvent.setup();
+    const { backend } = open("general");
+    const rounds = await screen.findByTestId("setting-chat.maxToolRounds");
+    await user.clear(rounds);
+    await user.type(rounds, "12{Enter}");
+    await waitFor(() => expect(backend.values["chat.maxToolRounds"]).toBe(12));
+
+    await user.clear(rounds);
+    await user.type(rounds, "500{Enter}");
+    const err = await screen.findByTestId("error-view");
+    expect(err).toHaveTextContent("Invalid value for Maximum tool rounds: must be between 1 and 50");
+    expect(backend.values["chat.maxToolRounds"]).toBe(12);
+    expect(rounds).toHaveValue(12); // reverted to what the backend has
+  });
+
+  it("shows a change made in another window", async () => {
+    const backend = new FakeBackend();
+    open("general", backend);
+    const language = await screen.findByTestId("setting-general.language");
+    const other = backend.window(); // second window on the same backend
+    await act(async () => {
+      await other.call("SetSetting", "general.language", "en");
+    });
+    expect(language).toHaveValue("en");
+  });
+
+  it("renders any spec generically: bools, strings, specs of other sections and of unknown sections", async () => {
+    const backend = new FakeBackend([
+      ...SPECS,
+      { key: "permissions.askForReads", type: "bool", default: false, section: "permissions" },
+      { key: "search.region", type: "string", default: "", section: "web-search" },
+      { key: "ui.fontScale", type: "int", default: 100, min: 80, max: 150, section: "appearance" },
+    ]);
+    const user = userEvent.setup();
+    open("permissions", backend);
+    const sw = await screen.findByTestId("setting-permissions.askForReads");
+    expect(sw).toHaveAttribute("role", "switch");
+    await user.click(sw);
+    await waitFor(() => expect(backend.values["permissions.askForReads"]).toBe(true));
+    await waitFor(() => expect(sw).not.toHaveAttribute("aria-busy"));
+    expect(screen.getByLabelText("Ask for reads")).toBe(sw);
+
+    await user.click(screen.getByTestId("settings-nav-web-search"));
+    const region = screen.getByTestId("setting-search.region");
+    await user.type(region, "cn");
+    await user.tab(); // leaving the field saves it
+    await waitFor(() => expect(backend.values["search.region"]).toBe("cn"));
+    await waitFor(() => expect(region).not.toHaveAttribute("aria-busy"));
+
+    await user.click(screen.getByTestId("settings-nav-general"));
+    expect(screen.getByRole("heading", { name: "Appearance" })).toBeInTheDocument();
+    expect(screen.getByTestId("setting-ui.fontScale")).toHaveValue(100);
+  });
+
+  it("About shows the version, the doctor report and that keys are in a file", async () => {
+    open("about");
+    const facts = await screen.findByTestId("about-facts");
+    await waitFor(() => expect(facts).toHaveTextContent("0.1.0"));
+    expect(facts).toHaveTextContent("abc1234");
+    expect(facts).toHaveTextContent("Browser (cairn serve)");
+    expect(facts).toHaveTextContent("linux/amd64 · go1.26.8");
+    const report = screen.getByTestId("doctor-report");
+    await waitFor(() => expect(within(report).getByTestId("doctor-check-database")).toHaveTextContent("schema 1"));
+    await waitFor(() => expect(report).toHaveAttribute("aria-busy", "false"));
+    // an optional check that failed is a note, not a problem
+    expect(within(report).getByTestId("doctor-check-keyring")).toHaveClass("is-warn");
+    expect(within(report).getByTestId("doctor-check-path:npx")).toHaveTextContent("npx on PATHOK/usr/bin/npx") // OK: the visually hidden state;
+    expect(within(report).getByTestId("doctor-summary")).toHaveTextContent("Cairn is usable; some optional checks have notes.");
+    expect(await screen.findByTestId("keyring-status")).toHaveTextContent(
+      "Keys are stored in a local file, not the system keyring.",
+    );
+  });
+
+  it("About marks a failed required check as a problem and can run the doctor again", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.doctorOK = false;
+    const { transport } = open("about", backend);
+    const report = await screen.findByTestId("doctor-report");
+    await waitFor(() => expect(within(report).getByTestId("doctor-check-database")).toHaveClass("is-bad"));
+    expect(within(report).getByTestId("doctor-summary")).toHaveTextContent("Some checks found problems.");
+    backend.doctorOK = true;
+    await user.click(within(report).getByRole("button", { name: "Run again" }));
+    await waitFor(() => expect(within(report).getByTestId("doctor-check-database")).toHaveClass("is-ok"));
+    expect(transport.count("Doctor")).toBe(2);
+  });
+
+  it("About says the keyring is used when it is", async () => {
+    const backend = new FakeBackend();
+    backend.secretBackend = "keyring";
+    open("about", backend);
+    expect(await screen.findByTestId("keyring-status")).toHaveTextContent("Keys are stored in the system keyring.");
+  });
+
+  it("stores and removes a key without ever showing its value", async () => {
+    const user = userEvent.setup();
+    const { backend } = open("web-search");
+    const row = await screen.findByTestId("secret-tavily.apiKey");
+    expect(row).toHaveTextContent("Not set");
+    await user.click(within(row).getByRole("button", { name: "Set key" }));
+    const input = within(row).getByLabelText("New value for tavily.apiKey");
+    expect(input).toHaveAttribute("type", "password");
+    await user.type(input, "tvly-secret-abcd{Enter}");
+    await waitFor(() => expect(screen.getByTestId("secret-tavily.apiKey")).toHaveTextContent("Set · ends in abcd"));
+    expect(document.body.textContent).not.toContain("tvly-secret");
+
+    await user.click(within(screen.getByTestId("secret-brave.apiKey")).getByRole("button", { name: "Remove" }));
+    const dialog = screen.getByRole("alertdialog", { name: "Remove brave.apiKey?" });
+    expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await user.click(within(dialog).getByRole("button", { name: "Remove" }));
+    await waitFor(() => expect(screen.getByTestId("secret-brave.apiKey")).toHaveTextContent("Not set"));
+    expect(backend.secrets.find((s) => s.name === "brave.apiKey")?.set).toBe(false);
+  });
+
+  it("shows a localized error when a key cannot be saved", async () => {
+    const user = userEvent.setup();
+    open("web-search");
+    const row = await screen.findByTestId("secret-tavily.apiKey");
+    await user.click(within(row).getByRole("button", { name: "Set key" }));
+    await user.click(within(row).getByRole("button", { name: "Save" }));
+    expect(await within(row).findByTestId("error-view")).toHaveTextContent("The secret is empty; nothing was saved.");
+  });
+});

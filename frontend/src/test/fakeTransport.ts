@@ -1,0 +1,190 @@
+import type { AppError, CairnEvent, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+
+type Impl = (...args: unknown[]) => unknown;
+
+/** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */
+export class FakeTransport implements Transport {
+  readonly kind = "fake" as const;
+  readonly calls: Array<{ method: string; args: unknown[] }> = [];
+  private readonly handlers = new Set<(ev: CairnEvent) => void>();
+  private readonly reconnects = new Set<() => void>();
+
+  constructor(public impl: Record<string, Impl> = {}) {}
+
+  call<T>(method: string, ...args: unknown[]): Promise<T> {
+    this.calls.push({ method, args });
+    const f = this.impl[method];
+    if (!f) {
+      const err: AppError = { code: "method_unknown", i18nKey: "errors.method_unknown", params: { method }, message: `no ${method}` };
+      return Promise.reject(err);
+    }
+    return Promise.resolve().then(() => f(...args) as T);
+  }
+
+  subscribe(h: (ev: CairnEvent) => void): () => void {
+    this.handlers.add(h);
+    return () => this.handlers.delete(h);
+  }
+
+  onReconnect(h: () => void): () => void {
+    this.reconnects.add(h);
+    return () => this.reconnects.delete(h);
+  }
+
+  emit(ev: CairnEvent): void {
+    for (const h of [...this.handlers]) h(ev);
+  }
+
+  reconnect(): void {
+    for (const h of [...this.reconnects]) h();
+  }
+
+  get subscribers(): number {
+    return this.handlers.size;
+  }
+
+  count(method: string): number {
+    return this.calls.filter((c) => c.method === method).length;
+  }
+}
+
+/** Mirrors backend/settings.Specs() (values trimmed where a test needs other limits). */
+export const SPECS: SettingSpec[] = [
+  { key: "general.language", type: "enum", default: "system", enum: ["system", "en", "zh-CN"], section: "general" },
+  { key: "general.theme", type: "enum", default: "system", enum: ["system", "light", "dark"], section: "general" },
+  { key: "chat.maxToolRounds", type: "int", default: 8, min: 1, max: 50, section: "general" },
+  { key: "chat.defaultSystemPrompt", type: "string", default: "", maxLen: 20000, section: "general" },
+  { key: "chat.sendOnEnter", type: "bool", default: true, section: "general" },
+  {
+    key: "permissions.defaultMode",
+    type: "enum",
+    default: "default",
+    enum: ["default", "acceptEdits", "plan", "bypassPermissions"],
+    section: "permissions",
+  },
+];
+
+/**
+ * A small stand-in for the Go backend: settings validated like the real ones, a `settings`
+ * topic seq, broadcasts to every FakeTransport connected to it (= every window).
+ */
+export class FakeBackend {
+  seq = 0;
+  values: Record<string, unknown> = {};
+  specs: SettingSpec[];
+  secrets: SecretsSnapshot["secrets"] = [
+    { name: "tavily.apiKey", set: false },
+    { name: "brave.apiKey", set: true, last4: "9f2a" },
+  ];
+  secretBackend: SecretsSnapshot["backend"] = "file";
+  readonly windows: FakeTransport[] = [];
+  readyCalls: string[] = [];
+  doctorOK = true;
+
+  constructor(specs: SettingSpec[] = SPECS) {
+    this.specs = specs;
+    for (const s of specs) this.values[s.key] = s.default;
+  }
+
+  snapshot(): SettingsSnapshot {
+    return { seq: this.seq, values: { ...this.values }, specs: this.specs };
+  }
+
+  secretsSnapshot(): SecretsSnapshot {
+    return {
+      seq: this.seq,
+      backend: this.secretBackend,
+      keyringAvailable: this.secretBackend === "keyring",
+      note: this.secretBackend === "file" ? "no Secret Service on the session bus" : undefined,
+      secrets: this.secrets.map((s) => ({ ...s })),
+    };
+  }
+
+  publish(type: string, data: unknown): void {
+    this.seq++;
+    const ev: CairnEvent = { topic: "settings", seq: this.seq, type, data, time: Date.now() };
+    for (const w of this.windows) w.emit(ev);
+  }
+
+  /** A new window (transport) on this backend. */
+  window(): FakeTransport {
+    const t = new FakeTransport({
+      Ready: (id) => {
+        this.readyCalls.push(String(id));
+        return {
+          version: "0.1.0",
+          commit: "abc1234",
+          goVersion: "go1.26.8",
+          platform: "linux/amd64",
+          dataDir: "/home/u/.config/cairn",
+          desktop: false,
+        };
+      },
+      GetSettings: () => this.snapshot(),
+      SetSetting: (key, value) => this.set(String(key), value),
+      ListSecrets: () => this.secretsSnapshot(),
+      SetSecret: (name, value) => {
+        const s = this.secrets.find((x) => x.name === name);
+        if (!s) throw appErr("not_found", {}, `no secret ${String(name)}`);
+        if (!value) throw appErr("secret_empty", {}, "empty");
+        s.set = true;
+        s.last4 = String(value).slice(-4);
+        this.publish("secrets:changed", null);
+        return null;
+      },
+      DeleteSecret: (name) => {
+        const s = this.secrets.find((x) => x.name === name);
+        if (s) {
+          s.set = false;
+          delete s.last4;
+        }
+        this.publish("secrets:changed", null);
+        return null;
+      },
+      Doctor: () => ({
+        ok: this.doctorOK,
+        version: { version: "0.1.0", commit: "abc1234", goVersion: "go1.26.8", platform: "linux/amd64" },
+        dataDir: "/home/u/.config/cairn",
+        dbVersion: 1,
+        keyring: this.secretBackend,
+        checks: [
+          { name: "data_dir", ok: true, required: true, detail: "/home/u/.config/cairn" },
+          { name: "database", ok: this.doctorOK, required: true, detail: this.doctorOK ? "schema 1" : "schema 9 is newer" },
+          { name: "keyring", ok: false, detail: "no Secret Service; using file" },
+          { name: "path:npx", ok: true, detail: "/usr/bin/npx" },
+        ],
+      }),
+    });
+    this.windows.push(t);
+    return t;
+  }
+
+  set(key: string, value: unknown): SettingsSnapshot {
+    const spec = this.specs.find((s) => s.key === key);
+    if (!spec) throw appErr("setting_unknown", { key }, `unknown setting ${key}`);
+    if (spec.type === "enum" && !spec.enum?.includes(String(value))) {
+      throw appErr("setting_invalid", { key, reason: `must be one of ${spec.enum?.join(", ")}` }, "bad enum");
+    }
+    if (spec.type === "int") {
+      if (typeof value !== "number" || !Number.isInteger(value)) {
+        throw appErr("setting_invalid", { key, reason: "not an integer" }, "bad int");
+      }
+      if ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max)) {
+        throw appErr("setting_invalid", { key, reason: `must be between ${spec.min} and ${spec.max}` }, "out of range");
+      }
+    }
+    if (spec.type === "string" && spec.maxLen !== undefined && String(value).length > spec.maxLen) {
+      throw appErr("setting_invalid", { key, reason: "too long" }, "too long");
+    }
+    if (spec.type === "bool" && typeof value !== "boolean") {
+      throw appErr("setting_invalid", { key, reason: "not a boolean" }, "bad bool");
+    }
+    this.values[key] = value;
+    this.publish("settings:changed", this.snapshot());
+    return this.snapshot();
+  }
+}
+
+export function appErr(code: string, params: Record<string, unknown>, message: string): AppError {
+  return { code, i18nKey: `errors.${code}`, params, message };
+}
