@@ -41,7 +41,7 @@ if kill -0 $app 2>/dev/null; then
   kill -9 $app; exit 1
 fi
 wait $app; code=$?
-sleep 0.5
+for _ in $(seq 30); do live=0; for c in $children; do kill -0 "$c" 2>/dev/null && live=1; done; [ $live = 0 ] && break; sleep 0.1; done
 left=""
 for c in $children; do kill -0 "$c" 2>/dev/null && left="$left $c"; done
 left="$left $(pgrep -f "WebKit.*Process" -s 0 2>/dev/null | tr '\n' ' ')"
