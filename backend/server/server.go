@@ -1,0 +1,243 @@
+// Package server is the `cairn serve` transport: the same bound facade the Wails window
+// uses, exposed as POST /api/<Method> (JSON array of arguments) plus one Server-Sent Events
+// stream of the event bus, the built frontend, and a token, Host and Origin check in front
+// of every request.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultAddr         = "127.0.0.1:0"
+	DefaultMaxBodyBytes = 8 << 20
+	DefaultHeartbeat    = 15 * time.Second
+	DefaultEventBuffer  = 256
+
+	// shutdownOnCancel bounds the graceful shutdown started by the Start context ending.
+	shutdownOnCancel = 5 * time.Second
+)
+
+// Config describes one server; zero values get the defaults above.
+type Config struct {
+	Addr         string        // listen address; default "127.0.0.1:0"
+	AllowRemote  bool          // a non-loopback Addr is refused (apperr remote_not_allowed) unless set
+	Token        string        // the secret every request must carry; random 32-byte hex if empty
+	Bound        any           // the facade (*main.App): every exported method is callable
+	Bus          *events.Bus   // streamed at GET /api/events; nil streams only hello and heartbeats
+	Assets       fs.FS         // the built frontend, index.html at its root; nil or empty shows a "not built" page
+	Logger       *slog.Logger  // nil discards
+	MaxBodyBytes int64         // request body limit; default 8 MiB
+	Heartbeat    time.Duration // SSE keep-alive comment interval; default 15 s
+	EventBuffer  int           // events buffered per stream before the client is told to resync; default 256
+}
+
+// Server serves one Config; build it with New, run it with Start or mount Handler.
+type Server struct {
+	cfg        Config
+	log        *slog.Logger
+	tokenSum   [sha256.Size]byte
+	remoteHost string // the configured host, accepted in Host/Origin when AllowRemote
+	methods    map[string]*method
+	handler    http.Handler
+
+	done      chan struct{} // closed by Shutdown: ends every event stream
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	srv      *http.Server
+	stopped  chan struct{} // closed when Serve returned
+	serveErr error
+}
+
+// New validates cfg, fills defaults and builds the method table once.
+func New(cfg Config) (*Server, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.EventBuffer <= 0 {
+		cfg.EventBuffer = DefaultEventBuffer
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.InvalidArgument, "listen address %q", cfg.Addr).
+			WithParam("message", "listen address "+strconv.Quote(cfg.Addr)+": "+err.Error())
+	}
+	if !cfg.AllowRemote && !isLoopbackHost(host) {
+		return nil, apperr.New(apperr.RemoteNotAllowed, "%s is not a loopback address", cfg.Addr).
+			WithParam("addr", cfg.Addr)
+	}
+	if cfg.Token == "" {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "generate token")
+		}
+		cfg.Token = hex.EncodeToString(b)
+	}
+	methods, skipped := buildMethods(cfg.Bound)
+	for _, sk := range skipped {
+		log.Warn("serve: bound method not exposed over HTTP", "method", sk.name, "reason", sk.reason)
+	}
+	s := &Server{
+		cfg:        cfg,
+		log:        log,
+		tokenSum:   sha256.Sum256([]byte(cfg.Token)),
+		remoteHost: strings.ToLower(strings.Trim(host, "[]")),
+		methods:    methods,
+		done:       make(chan struct{}),
+	}
+	s.handler = http.HandlerFunc(s.serveHTTP)
+	return s, nil
+}
+
+// Handler is the whole transport, for tests with httptest or embedding in another server.
+// It must be served by net/http directly: the Host check compares against the local
+// address of the connection (http.LocalAddrContextKey).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Token is the secret a client must present; it is part of the URL Start returns.
+func (s *Server) Token() string { return s.cfg.Token }
+
+// Start listens on cfg.Addr and serves in the background until Shutdown is called or ctx
+// ends. It returns the address to open, token included: http://127.0.0.1:PORT/?token=TOKEN.
+func (s *Server) Start(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		return "", apperr.New(apperr.Internal, "server already started")
+	}
+	select {
+	case <-s.done:
+		return "", apperr.New(apperr.Internal, "server already shut down")
+	default:
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.cfg.Addr)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.ListenFailed, "listen on %s", s.cfg.Addr).
+			WithParam("addr", s.cfg.Addr).WithParam("message", err.Error())
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No ReadTimeout/WriteTimeout: both would cut the event stream; event writes set
+		// their own deadline instead.
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.srv = srv
+	s.stopped = make(chan struct{})
+	go func() {
+		err := srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		if err != nil {
+			s.log.Error("serve stopped", "err", err)
+		}
+		s.mu.Lock()
+		s.serveErr = err
+		s.mu.Unlock()
+		close(s.stopped)
+	}()
+	stopped := s.stopped
+	go func() {
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownOnCancel)
+			defer cancel()
+			if err := s.Shutdown(sctx); err != nil {
+				s.log.Warn("serve: shutdown after cancel", "err", err)
+			}
+		case <-stopped:
+		}
+	}()
+	return browserURL(ln.Addr(), s.cfg.Token), nil
+}
+
+// Wait blocks until the started server has stopped and returns why (nil after Shutdown).
+func (s *Server) Wait() error {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped == nil {
+		return apperr.New(apperr.Internal, "server not started")
+	}
+	<-stopped
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serveErr
+}
+
+// Shutdown ends every event stream, stops accepting requests and waits (bounded by ctx)
+// for method calls in flight. It is safe to call more than once and without Start.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.mu.Lock()
+	srv, stopped := s.srv, s.stopped
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "shut down server")
+	}
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return apperr.Wrap(ctx.Err(), apperr.Internal, "shut down server")
+	}
+}
+
+// browserURL is what the user opens: a loopback address when bound to every interface.
+func browserURL(addr net.Addr, token string) string {
+	host, port := "127.0.0.1", "0"
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(ta.Port)
+		if !ta.IP.IsUnspecified() {
+			host = ta.IP.String()
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/?token=" + url.QueryEscape(token)
+}
+
+// isLoopbackHost accepts only names that cannot leave the machine: localhost and loopback IPs.
+func isLoopbackHost(host string) bool {
+	host = strings.Trim(host, "[]")
+	if i := strings.IndexByte(host, '%'); i >= 0 {
+		host = host[:i]
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

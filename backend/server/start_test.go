@@ -1,0 +1,164 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/server"
+)
+
+func startServer(t *testing.T, ctx context.Context, cfg server.Config) (*server.Server, string) {
+	t.Helper()
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := srv.Start(ctx)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { shutdown(t, srv) })
+	return srv, u
+}
+
+func TestStartReturnsAWorkingURL(t *testing.T) {
+	srv, u := startServer(t, context.Background(), server.Config{
+		Bound: &fakeApp{}, Bus: events.NewBus(), Assets: testAssets(),
+	})
+	m := regexp.MustCompile(`^http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{64})$`).FindStringSubmatch(u)
+	if m == nil {
+		t.Fatalf("URL %q", u)
+	}
+	if m[1] == "0" || m[2] != srv.Token() {
+		t.Fatalf("URL %q: port %s, token %s vs %s", u, m[1], m[2], srv.Token())
+	}
+
+	// What a browser does with it: redirect, cookie, page, then API calls.
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+	resp, err := client.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "id=root") || resp.Request.URL.RawQuery != "" {
+		t.Fatalf("open URL: %d at %s: %s", resp.StatusCode, resp.Request.URL, body)
+	}
+	base := strings.TrimSuffix(resp.Request.URL.String(), "/")
+	resp, err = client.Post(base+"/api/Add", "application/json", strings.NewReader("[20, 22]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !jsonEqual(t, body, `{"result":42}`) {
+		t.Fatalf("call: %d %s", resp.StatusCode, body)
+	}
+	// A fresh client without the cookie is refused.
+	resp, err = http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("health without token: %d", resp.StatusCode)
+	}
+
+	if _, err := srv.Start(context.Background()); err == nil {
+		t.Fatal("second Start succeeded")
+	}
+	shutdown(t, srv)
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("Wait after Shutdown: %v", err)
+	}
+	if _, err := http.Get(base + "/api/health"); err == nil {
+		t.Fatal("server still answers after Shutdown")
+	}
+}
+
+func TestShutdownClosesEventStreams(t *testing.T) {
+	srv, u := startServer(t, context.Background(), server.Config{Token: testToken, Bus: events.NewBus()})
+	base := strings.TrimSuffix(strings.SplitN(u, "?", 2)[0], "/")
+	streams := []*sseStream{openEvents(t, base, nil), openEvents(t, base, nil)}
+	for _, s := range streams {
+		assertHello(t, s.next())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with open streams: %v", err)
+	}
+	for i, s := range streams {
+		for {
+			_, err := s.nextFrame()
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("stream %d ended with %v, want EOF", i, err)
+			}
+			break
+		}
+	}
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+}
+
+func TestStartContextCancelStopsTheServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, _ := startServer(t, ctx, server.Config{Token: testToken})
+	cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Wait: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server still running after its context ended")
+	}
+}
+
+func TestStartReportsABusyAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	srv, err := server.New(server.Config{Addr: ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = srv.Start(context.Background())
+	if err == nil {
+		t.Fatal("Start on a busy address succeeded")
+	}
+	assertCode(t, err, "listen_failed")
+	if err := srv.Wait(); err == nil {
+		t.Fatal("Wait on a server that never started returned nil")
+	}
+}
+
+func TestShutdownWithoutStart(t *testing.T) {
+	srv, err := server.New(server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, srv)
+	shutdown(t, srv) // twice is fine
+	if _, err := srv.Start(context.Background()); err == nil {
+		t.Fatal("Start after Shutdown succeeded")
+	}
+}
