@@ -50,13 +50,17 @@ test-go:
 test-frontend:
 	cd frontend && npm run typecheck && npm test
 
-test-e2e: cli
+## test-e2e: the Chromium end-to-end suites (frontend/e2e) against `cairn serve`; the
+##           frontend is built first because bin/cairn embeds frontend/dist.
+test-e2e: frontend cli
 	cd frontend && npm run e2e
 
 test-desktop: desktop
 	.ci/desktop-smoke.sh
 
-bench:
+## bench: every bench/*.sh (start-up and memory vs a Wails hello-world, tools, chat);
+##        figures go to docs/BENCHMARKS.md by hand, raw output to bench/out/.
+bench: deps
 	bench/run.sh
 
 clean:

@@ -1,0 +1,353 @@
+// Start-up and idle-memory measurements for bench/startup.sh (which builds the binaries
+// and starts Xvfb). Three subjects, run interleaved so background load hits them alike:
+//   hello    plain Wails v2 hello-world (baseline), desktop window under Xvfb
+//   desktop  Cairn's Wails build, desktop window under Xvfb
+//   serve    `cairn serve` + one page in an already running headless Chromium
+//   web      baseline for serve: the hello-world's built frontend in the same Chromium,
+//            served by a static server inside this process, with a shim standing in for
+//            the Wails bridge whose Ready() sets body[data-ready="1"]
+// Start-up = process spawn → "frontend ready" on the app's stderr/stdout (desktop), or
+// spawn of serve → body[data-ready="1"] in the page (serve). Memory = after IDLE seconds,
+// the sum over the process and all its descendants of Pss and Rss from
+// /proc/PID/smaps_rollup (serve: the serve process only; Chromium is reported apart).
+// Prints a Markdown table and writes the raw samples as JSON next to it.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, extname, join, normalize, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { CHROMIUM, CHROMIUM_ARGS } from "../frontend/e2e/lib/harness.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { chromium } = createRequire(join(ROOT, "frontend/package.json"))("playwright-core");
+
+const opt = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, ...v] = a.replace(/^--/, "").split("=");
+    return [k, v.join("=")];
+  }),
+);
+const RUNS = Number(opt.runs ?? 10);
+const MEM_RUNS = Number(opt["mem-runs"] ?? 3);
+const IDLE_MS = Number(opt.idle ?? 10) * 1000;
+const GOAL = Number(opt.goal ?? 1.15);
+const READY_TIMEOUT_MS = 60_000;
+const display = opt.display ?? process.env.DISPLAY;
+const bins = { hello: opt.hello, desktop: opt.desktop, cli: opt.cli, "hello-dist": opt["hello-dist"] };
+for (const [k, v] of Object.entries(bins)) if (!v) throw new Error(`--${k}=PATH missing`);
+if (!display) throw new Error("--display missing (bench/startup.sh starts Xvfb)");
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** pid → ppid for every process now. */
+function processTable() {
+  const t = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      t.set(Number(d), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return t;
+}
+
+/** root and every descendant of it. */
+function tree(root) {
+  const t = processTable();
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, pp] of t) if (pp === out[i]) out.push(pid);
+  return out.filter((p) => t.has(p));
+}
+
+function comm(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "?";
+  }
+}
+
+/** Sum of Pss and Rss (KiB) over pids, with the names of the processes counted. */
+function memory(pids) {
+  let pss = 0;
+  let rss = 0;
+  const names = [];
+  for (const pid of pids) {
+    try {
+      const s = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      pss += Number(/^Pss:\s+(\d+)/m.exec(s)?.[1] ?? 0);
+      rss += Number(/^Rss:\s+(\d+)/m.exec(s)?.[1] ?? 0);
+      names.push(comm(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { pssKiB: pss, rssKiB: rss, processes: names };
+}
+
+/** Resolves with the time (ms since t0) of the first line matching re on stdout or stderr. */
+function waitForLine(proc, re, t0, sink) {
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no ${re} within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    let done = false;
+    for (const s of [proc.stdout, proc.stderr]) {
+      createInterface({ input: s }).on("line", (l) => {
+        const t = performance.now() - t0;
+        sink.push(l);
+        if (!done && re.test(l)) {
+          done = true;
+          clearTimeout(timer);
+          res(t);
+        }
+      });
+    }
+    proc.once("exit", (code, sig) => {
+      if (done) return;
+      clearTimeout(timer);
+      rej(new Error(`exited (${code ?? sig}) before ready:\n${sink.join("\n")}`));
+    });
+  });
+}
+
+/** SIGTERM the process, then make sure none of pids (its tree) is left. */
+async function stopTree(proc, pids) {
+  if (proc.exitCode === null && proc.signalCode === null) {
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGTERM");
+    const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+  for (let i = 0; i < 50; i++) {
+    const left = pids.filter((p) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (left.length === 0) return;
+    if (i === 49) for (const p of left) process.kill(p, "SIGKILL");
+    await sleep(100);
+  }
+}
+
+const desktopEnv = {
+  ...process.env,
+  DISPLAY: display,
+  WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+  LIBGL_ALWAYS_SOFTWARE: "1",
+  CAIRN_SECRETS: "file",
+};
+
+async function runDesktop(bin, args, withMemory) {
+  const lines = [];
+  const t0 = performance.now();
+  const proc = spawn(bin, args, { env: desktopEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let pids = [proc.pid];
+  try {
+    const ms = await waitForLine(proc, /frontend ready/, t0, lines);
+    let mem = null;
+    if (withMemory) {
+      await sleep(IDLE_MS);
+      pids = tree(proc.pid);
+      mem = memory(pids);
+    } else {
+      pids = tree(proc.pid);
+    }
+    return { ms, mem };
+  } finally {
+    pids = [...new Set([...pids, ...tree(proc.pid)])];
+    await stopTree(proc, pids);
+  }
+}
+
+async function runServe(browser, dataDir, withMemory) {
+  const lines = [];
+  const t0 = performance.now();
+  const proc = spawn(bins.cli, ["--data-dir", dataDir, "serve"], {
+    env: { ...process.env, CAIRN_SECRETS: "file" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let ctx;
+  try {
+    const url = await new Promise((res, rej) => {
+      createInterface({ input: proc.stdout }).once("line", (l) => {
+        const m = /^Cairn is serving at (\S+)/.exec(l);
+        m ? res(m[1]) : rej(new Error(`unexpected first line ${l}`));
+      });
+      createInterface({ input: proc.stderr }).on("line", (l) => lines.push(l));
+      proc.once("exit", (c) => rej(new Error(`serve exited ${c}:\n${lines.join("\n")}`)));
+    });
+    const urlMs = performance.now() - t0;
+    ctx = await browser.newContext({ locale: "en-US" });
+    const page = await ctx.newPage();
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: READY_TIMEOUT_MS });
+    const ms = performance.now() - t0;
+    let mem = null;
+    let chromiumMem = null;
+    if (withMemory) {
+      await sleep(IDLE_MS);
+      mem = memory(tree(proc.pid));
+      const serveTree = new Set(tree(proc.pid));
+      chromiumMem = memory(tree(process.pid).filter((p) => p !== process.pid && !serveTree.has(p)));
+    }
+    return { ms, urlMs, mem, chromiumMem };
+  } finally {
+    await ctx?.close().catch(() => {});
+    await stopTree(proc, tree(proc.pid));
+  }
+}
+
+/** The Wails bridge as far as the hello-world uses it: Ready() marks the page ready. */
+const SHIM =
+  "<script>window.go={main:{App:{" +
+  "Ready:()=>{document.body.dataset.ready='1';return Promise.resolve()}," +
+  "Greet:(n)=>Promise.resolve('Hello '+n+', It\\'s show time!')}}};</script>";
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png", ".woff2": "font/woff2" };
+
+/** Serves the hello-world's dist/ with the shim in index.html; resolves to its origin. */
+function startStatic(dir) {
+  const srv = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^\/+/, "") || "index.html";
+    const file = join(dir, path);
+    if (!file.startsWith(dir) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    let body = readFileSync(file);
+    if (path === "index.html") body = body.toString().replace("<head>", `<head>${SHIM}`);
+    res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
+  });
+  return new Promise((res) => srv.listen(0, "127.0.0.1", () => res({ srv, origin: `http://127.0.0.1:${srv.address().port}` })));
+}
+
+async function runWeb(browser, origin) {
+  const t0 = performance.now();
+  const ctx = await browser.newContext({ locale: "en-US" });
+  try {
+    const page = await ctx.newPage();
+    await page.goto(origin + "/");
+    await page.waitForSelector('body[data-ready="1"]', { timeout: READY_TIMEOUT_MS });
+    return { ms: performance.now() - t0, mem: null };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), "cairn-bench-"));
+const cairnData = join(work, "desktop-data");
+const serveData = join(work, "serve-data");
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+const web = await startStatic(resolve(bins["hello-dist"]));
+const samples = { hello: [], desktop: [], web: [], serve: [] };
+const subjects = {
+  hello: (mem) => runDesktop(bins.hello, [], mem),
+  desktop: (mem) => runDesktop(bins.desktop, ["--data-dir", cairnData], mem),
+  web: () => runWeb(browser, web.origin),
+  serve: (mem) => runServe(browser, serveData, mem),
+};
+try {
+  // Warm-up (not counted): page cache, fonts, and the data directories' databases.
+  for (const run of Object.values(subjects)) await run(false);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, run] of Object.entries(subjects)) {
+      const r = await run(i < MEM_RUNS);
+      samples[name].push(r);
+      process.stderr.write(
+        `run ${i + 1}/${RUNS} ${name}: ${r.ms.toFixed(0)} ms` +
+          (r.mem ? `, PSS ${(r.mem.pssKiB / 1024).toFixed(1)} MiB, RSS ${(r.mem.rssKiB / 1024).toFixed(1)} MiB` : "") +
+          "\n",
+      );
+    }
+  }
+} finally {
+  await browser.close();
+  web.srv.close();
+  rmSync(work, { recursive: true, force: true });
+}
+
+const stat = (name) => {
+  const s = samples[name];
+  const ms = s.map((r) => r.ms);
+  const mem = s.filter((r) => r.mem);
+  return {
+    ms: median(ms),
+    min: Math.min(...ms),
+    max: Math.max(...ms),
+    pss: mem.length ? median(mem.map((r) => r.mem.pssKiB)) / 1024 : NaN,
+    rss: mem.length ? median(mem.map((r) => r.mem.rssKiB)) / 1024 : NaN,
+    procs: mem[0]?.mem.processes ?? [],
+    urlMs: s[0]?.urlMs !== undefined ? median(s.map((r) => r.urlMs)) : undefined,
+    chromium: mem[0]?.chromiumMem
+      ? { pss: median(mem.map((r) => r.chromiumMem.pssKiB)) / 1024, rss: median(mem.map((r) => r.chromiumMem.rssKiB)) / 1024 }
+      : undefined,
+  };
+};
+const base = stat("hello");
+const desk = stat("desktop");
+const serve = stat("serve");
+const webBase = stat("web");
+
+let missed = false;
+const row = (label, v, b, unit, digits = 0) => {
+  const ratio = v / b;
+  const ok = ratio <= GOAL;
+  if (!ok) missed = true;
+  return `| ${label} | ${v.toFixed(digits)} ${unit} | ${b.toFixed(digits)} ${unit} | ${ratio.toFixed(2)}x | ${ok ? "met" : "MISSED"} |`;
+};
+const procList = (p) => {
+  const counts = {};
+  for (const n of p) counts[n] = (counts[n] ?? 0) + 1;
+  return Object.entries(counts)
+    .map(([n, c]) => (c > 1 ? `${c}× ${n}` : n))
+    .join(", ");
+};
+
+const out = [
+  `Start-up: median of ${RUNS} runs after one warm-up (spread in brackets); memory: median of ${MEM_RUNS} runs, ${IDLE_MS / 1000} s idle after ready.`,
+  "",
+  `| measure | Cairn | Wails hello-world | ratio | goal ≤ ${GOAL}x |`,
+  "| --- | --- | --- | --- | --- |",
+  row(
+    `desktop: start → frontend ready, ms [${desk.min.toFixed(0)}–${desk.max.toFixed(0)} vs ${base.min.toFixed(0)}–${base.max.toFixed(0)}]`,
+    desk.ms,
+    base.ms,
+    "ms",
+  ),
+  row("desktop: idle PSS, all processes", desk.pss, base.pss, "MiB", 1),
+  row("desktop: idle RSS, all processes (sum)", desk.rss, base.rss, "MiB", 1),
+  row(
+    `serve + Chromium: spawn → body[data-ready], ms [${serve.min.toFixed(0)}–${serve.max.toFixed(0)} vs ${webBase.min.toFixed(0)}–${webBase.max.toFixed(0)}]; baseline: hello-world frontend in the same Chromium ¹`,
+    serve.ms,
+    webBase.ms,
+    "ms",
+  ),
+  row("serve: idle PSS, serve process alone (baseline: hello-world desktop, all processes)", serve.pss, base.pss, "MiB", 1),
+  row("serve: idle RSS, serve process alone (baseline: hello-world desktop, all processes)", serve.rss, base.rss, "MiB", 1),
+  "",
+  `Processes counted — Cairn desktop: ${procList(desk.procs)}; hello-world: ${procList(base.procs)}; serve: ${procList(serve.procs)}.`,
+  `¹ A new browser context and page, then the page until ready. The baseline page is the hello-world's dist/ from a static server in the benchmark process, with a small shim for the Wails bridge whose Ready() sets body[data-ready]. For reference, the hello-world desktop start-up above is ${base.ms.toFixed(0)} ms.`,
+  `serve printed its URL after ${serve.urlMs?.toFixed(0)} ms (median); the rest is Chromium opening a context and loading the page.`,
+  serve.chromium
+    ? `For information, headless Chromium with that one page open (all its processes): PSS ${serve.chromium.pss.toFixed(1)} MiB, RSS ${serve.chromium.rss.toFixed(1)} MiB.`
+    : "",
+];
+console.log(out.join("\n"));
+if (opt.json) writeFileSync(opt.json, JSON.stringify({ runs: RUNS, memRuns: MEM_RUNS, idleMs: IDLE_MS, samples }, null, 2));
+process.exitCode = missed ? 1 : 0;

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Start-up time and idle memory of Cairn, side by side with a plain Wails v2 hello-world
+# built in the same run with the same pinned Wails CLI:
+#   - desktop: process start → the frontend called the bound Ready method ("frontend
+#     ready"), under Xvfb, for build/bin/cairn and for the hello-world;
+#   - serve + Chromium: spawn of `bin/cairn serve` → body[data-ready="1"] in a page of an
+#     already running headless Chromium, against the hello-world's built frontend opened
+#     in the same Chromium (static server, a shim for the Wails bridge);
+#   - idle memory after 10 s: Pss and Rss summed over the app and all its child processes
+#     (WebKit's web and network processes), from /proc/PID/smaps_rollup.
+# Median of 10 start-ups (after one warm-up), memory median of 3. Goal: Cairn ≤ 1.15x.
+#
+# The hello-world is `wails init -t vanilla` with the smallest change that lets "ready" be
+# seen, the same signal Cairn gives: app.go gains
+#     func (a *App) Ready() { println("frontend ready") }
+# and frontend/src/main.js imports Ready next to Greet and calls Ready() as its last line.
+#
+# Usage: bench/startup.sh            (env: BENCH_RUNS=10 BENCH_MEM_RUNS=3 BENCH_IDLE_S=10)
+# Needs: make cli desktop (run here), Xvfb, Debian chromium, frontend/node_modules.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+runs=${BENCH_RUNS:-10}
+mem_runs=${BENCH_MEM_RUNS:-3}
+idle=${BENCH_IDLE_S:-10}
+mkdir -p bench/out
+work=$(mktemp -d /tmp/cairn-bench-hello-XXXXXX)
+xvfb=""
+cleanup() {
+  [ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "startup: $1" >&2
+  [ -f "${2:-}" ] && tail -40 "$2" >&2
+  exit 2
+}
+
+echo "startup: building Cairn (make cli desktop)…" >&2
+make -s cli desktop >"$work/cairn-build.log" 2>&1 || fail "Cairn build failed" "$work/cairn-build.log"
+
+echo "startup: generating and building the Wails hello-world…" >&2
+# `go tool wails` resolves the CLI pinned in this repository's go.mod; the hello-world is a
+# module of its own (github.com/wailsapp/wails/v2 v2.9.2 from the module proxy, no replace).
+go tool wails init -n hello -t vanilla -d "$work/hello" >"$work/hello-init.log" 2>&1 ||
+  fail "wails init failed" "$work/hello-init.log"
+wails_cli=$(go tool -n wails)
+grep -q '^require github.com/wailsapp/wails/v2 v2.9.2$' "$work/hello/go.mod" || fail "hello go.mod is not on wails v2.9.2" "$work/hello/go.mod"
+grep -q '^replace' "$work/hello/go.mod" && fail "hello go.mod has an active replace" "$work/hello/go.mod"
+main_js="$work/hello/frontend/src/main.js"
+grep -q "^import {Greet} from '../wailsjs/go/main/App';$" "$main_js" || fail "unexpected template main.js" "$main_js"
+sed -i "s|^import {Greet} from '../wailsjs/go/main/App';\$|import {Greet, Ready} from '../wailsjs/go/main/App';|" "$main_js"
+printf '\nReady();\n' >>"$main_js"
+cat >>"$work/hello/app.go" <<'EOF'
+
+// Ready is called by the frontend once its script ran (start-up benchmark marker).
+func (a *App) Ready() { println("frontend ready") }
+EOF
+(cd "$work/hello" && "$wails_cli" build -tags webkit2_41) >"$work/hello-build.log" 2>&1 ||
+  fail "hello-world build failed" "$work/hello-build.log"
+hello="$work/hello/build/bin/hello"
+[ -x "$hello" ] || fail "no $hello" "$work/hello-build.log"
+
+display=:$((200 + RANDOM % 100))
+Xvfb "$display" -screen 0 1280x860x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb=$!
+for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
+[ -e "/tmp/.X11-unix/X${display#:}" ] || fail "Xvfb did not start" "$work/xvfb.log"
+
+echo "startup: measuring ($runs runs, memory in $mem_runs after ${idle} s idle; progress below)…" >&2
+set +e
+node bench/startup.mjs --runs="$runs" --mem-runs="$mem_runs" --idle="$idle" --display="$display" \
+  --hello="$hello" --hello-dist="$work/hello/frontend/dist" --desktop="$root/build/bin/cairn" --cli="$root/bin/cairn" \
+  --json="$root/bench/out/startup.json" | tee bench/out/startup.md
+code=${PIPESTATUS[0]}
+set -e
+# startup.mjs stops every process tree it started; the hello-world's path is unique to this run.
+left=$(pgrep -f "$work/hello/build/bin/hello" || true)
+[ -z "$left" ] || { echo "startup: processes left behind: $left" >&2; code=2; }
+exit "$code"
