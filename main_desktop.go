@@ -25,12 +25,7 @@ const eventName = "cairn:event"
 
 // runDesktop opens the Wails window on the same services `serve` and the CLI use.
 func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
-	dataDir := service.DefaultDataDir()
-	for i := 0; i < len(args)-1; i++ {
-		if args[i] == "--data-dir" || args[i] == "-data-dir" {
-			dataDir = args[i+1]
-		}
-	}
+	dataDir := cli.DataDir(args)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
 	if err != nil {

@@ -59,6 +59,8 @@ func commands() []Command {
 		{Name: "version", Summary: "print the version [--json]", Run: runVersion},
 		{Name: "settings", Summary: "list | get KEY | set KEY VALUE", Run: runSettings},
 		{Name: "secrets", Summary: "list [--json] | set NAME (value from stdin) | delete NAME", Run: runSecrets},
+		{Name: "provider", Summary: "add NAME --base-url URL --model M [--api-key-stdin] | list [--json] | remove NAME | models | test", Run: runProvider},
+		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
 	}
 }
 
@@ -73,6 +75,7 @@ func Run(ctx context.Context, args []string, env *Env) int {
 	global.SetOutput(env.Stderr)
 	dataDir := global.String("data-dir", service.DefaultDataDir(), "data directory (env CAIRN_DATA_DIR)")
 	global.Usage = func() { usage(env.Stderr, global) }
+	args = hoistGlobalFlags(args)
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -182,4 +185,40 @@ func readSecret(r io.Reader) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// hoistGlobalFlags moves --data-dir given after the subcommand (`cairn serve --data-dir X`)
+// in front of it, so global flags work wherever a user types them.
+func hoistGlobalFlags(args []string) []string {
+	var global, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		switch {
+		case a == "--data-dir" || a == "-data-dir":
+			if i+1 < len(args) {
+				global = append(global, a, args[i+1])
+				i++
+				continue
+			}
+		case strings.HasPrefix(a, "--data-dir=") || strings.HasPrefix(a, "-data-dir="):
+			global = append(global, a)
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return append(global, rest...)
+}
+
+// DataDir returns the data directory the arguments choose (--data-dir, then
+// CAIRN_DATA_DIR, then the default), for the desktop window which has no subcommand.
+func DataDir(args []string) string {
+	f := flag.NewFlagSet("cairn", flag.ContinueOnError)
+	f.SetOutput(io.Discard)
+	d := f.String("data-dir", service.DefaultDataDir(), "")
+	_ = f.Parse(hoistGlobalFlags(args))
+	return *d
 }

@@ -157,3 +157,24 @@ func TestDoctorFailsOnUnusableDataDir(t *testing.T) {
 		t.Fatalf("doctor on garbage db: %+v", r)
 	}
 }
+
+func TestGlobalFlagsAnywhere(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"serve", "--data-dir", "/x"}, []string{"--data-dir", "/x", "serve"}},
+		{[]string{"--data-dir=/x", "doctor"}, []string{"--data-dir=/x", "doctor"}},
+		{[]string{"chat", "--", "--data-dir", "is text"}, []string{"chat", "--", "--data-dir", "is text"}},
+		{[]string{"settings", "get", "k", "-data-dir=/y"}, []string{"-data-dir=/y", "settings", "get", "k"}},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(hoistGlobalFlags(tt.in), " "); got != strings.Join(tt.want, " ") {
+			t.Errorf("hoist(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	dir := t.TempDir()
+	if r := run(t, t.TempDir(), "", "settings", "set", "general.theme", "light", "--data-dir", dir); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := run(t, dir, "", "settings", "get", "general.theme"); strings.TrimSpace(r.stdout) != "light" {
+		t.Fatalf("value not stored in the --data-dir given after the command: %+v", r)
+	}
+}

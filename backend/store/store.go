@@ -116,7 +116,7 @@ func OpenPath(ctx context.Context, path string) (*DB, error) {
 func open(ctx context.Context, path string, fsys fs.FS, dir string) (*DB, error) {
 	ms, err := loadMigrations(fsys, dir)
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.DBMigrateFailed, "load migrations")
+		return nil, apperr.Wrap(err, apperr.DBMigrateFailed, "load migrations").WithParam("migration", "embedded migrations")
 	}
 	latest := 0
 	if len(ms) > 0 {
@@ -174,7 +174,7 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 func (db *DB) migrate(ctx context.Context, ms []Migration) error {
 	cur, err := db.Version(ctx)
 	if err != nil {
-		return apperr.Wrap(err, apperr.DBMigrateFailed, "read schema version")
+		return apperr.Wrap(err, apperr.DBMigrateFailed, "read schema version").WithParam("migration", "user_version")
 	}
 	for _, m := range ms {
 		if m.Version <= cur {
@@ -182,7 +182,7 @@ func (db *DB) migrate(ctx context.Context, ms []Migration) error {
 		}
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
-			return apperr.Wrap(err, apperr.DBMigrateFailed, "begin migration %s", m.Name)
+			return apperr.Wrap(err, apperr.DBMigrateFailed, "begin migration %s", m.Name).WithParam("migration", m.Name)
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			tx.Rollback()
@@ -190,10 +190,10 @@ func (db *DB) migrate(ctx context.Context, ms []Migration) error {
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 			tx.Rollback()
-			return apperr.Wrap(err, apperr.DBMigrateFailed, "set version %d", m.Version)
+			return apperr.Wrap(err, apperr.DBMigrateFailed, "set version %d", m.Version).WithParam("migration", m.Name)
 		}
 		if err := tx.Commit(); err != nil {
-			return apperr.Wrap(err, apperr.DBMigrateFailed, "commit migration %s", m.Name)
+			return apperr.Wrap(err, apperr.DBMigrateFailed, "commit migration %s", m.Name).WithParam("migration", m.Name)
 		}
 	}
 	return nil
