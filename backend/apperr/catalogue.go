@@ -23,6 +23,12 @@ const (
 	DataDirFailed    Code = "data_dir_failed"
 	SettingUnknown   Code = "setting_unknown"
 	SettingInvalid   Code = "setting_invalid"
+	SettingRange     Code = "setting_out_of_range"
+	SettingChoice    Code = "setting_not_a_choice"
+	SettingNotInt    Code = "setting_not_integer"
+	SettingNotBool   Code = "setting_not_boolean"
+	SettingNotText   Code = "setting_not_text"
+	SettingTooLong   Code = "setting_too_long"
 	SecretNameBad    Code = "secret_name_invalid"
 	SecretStoreFail  Code = "secret_store_failed"
 	SecretEmpty      Code = "secret_empty"
@@ -40,6 +46,7 @@ const (
 	ProviderExists       Code = "provider_exists"
 	ProviderInvalid      Code = "provider_invalid"
 	NoProvider           Code = "no_provider_configured"
+	ProviderKeyMissing   Code = "provider_key_missing"
 	ModelAuthFailed      Code = "model_auth_failed"
 	ModelRateLimited     Code = "model_rate_limited"
 	ModelUnreachable     Code = "model_unreachable"
@@ -67,6 +74,30 @@ const (
 	ToolNotInspected    Code = "tool_not_inspected"
 	ToolNeedsDirectCall Code = "tool_requires_direct_call"
 	ToolResultSpill     Code = "tool_result_spill_failed"
+
+	// Approval and permissions (APPR-1..3).
+	ApprovalNotFound          Code = "approval_not_found"
+	ApprovalAlreadyDecided    Code = "approval_already_decided"
+	ApprovalInterrupted       Code = "approval_interrupted"
+	ApprovalDecisionInvalid   Code = "approval_decision_invalid"
+	ApprovalRuleUnavailable   Code = "approval_rule_unavailable"
+	ApprovalResumeUnavailable Code = "approval_resume_unavailable"
+	PermissionRuleInvalid     Code = "permission_rule_invalid"
+	PermissionRuleNotFound    Code = "permission_rule_not_found"
+	PermissionModeInvalid     Code = "permission_mode_invalid"
+
+	// MCP servers (MCP-1..4).
+	MCPCommandNotFound Code = "mcp_command_not_found"
+	MCPUnreachable     Code = "mcp_server_unreachable"
+	MCPExited          Code = "mcp_server_exited"
+	MCPConnectTimeout  Code = "mcp_connect_timeout"
+	MCPConnectFailed   Code = "mcp_connect_failed"
+	MCPAuthRequired    Code = "mcp_auth_required"
+	MCPServerNotFound  Code = "mcp_server_not_found"
+	MCPServerDisabled  Code = "mcp_server_disabled"
+	MCPServerExists    Code = "mcp_server_exists"
+	MCPServerInvalid   Code = "mcp_server_invalid"
+	MCPImportInvalid   Code = "mcp_import_invalid"
 )
 
 var catalogue = map[Code]def{
@@ -81,6 +112,12 @@ var catalogue = map[Code]def{
 	DataDirFailed:    {action: openSettings("general")},
 	SettingUnknown:   {},
 	SettingInvalid:   {},
+	SettingRange:     {},
+	SettingChoice:    {},
+	SettingNotInt:    {},
+	SettingNotBool:   {},
+	SettingNotText:   {},
+	SettingTooLong:   {},
 	SecretNameBad:    {},
 	SecretStoreFail:  {action: openSettings("about")},
 	SecretEmpty:      {},
@@ -97,6 +134,7 @@ var catalogue = map[Code]def{
 	ProviderExists:       {},
 	ProviderInvalid:      {action: openSettings("providers")},
 	NoProvider:           {action: openSettings("providers")},
+	ProviderKeyMissing:   {action: openSettings("providers")},
 	ModelAuthFailed:      {action: openSettings("providers")},
 	ModelRateLimited:     {action: retry},
 	ModelUnreachable:     {action: retry},
@@ -123,4 +161,26 @@ var catalogue = map[Code]def{
 	ToolNotInspected:    {},
 	ToolNeedsDirectCall: {},
 	ToolResultSpill:     {},
+
+	ApprovalNotFound:          {},
+	ApprovalAlreadyDecided:    {},
+	ApprovalInterrupted:       {},
+	ApprovalDecisionInvalid:   {},
+	ApprovalRuleUnavailable:   {},
+	ApprovalResumeUnavailable: {},
+	PermissionRuleInvalid:     {action: openSettings("permissions")},
+	PermissionRuleNotFound:    {action: openSettings("permissions")},
+	PermissionModeInvalid:     {action: openSettings("permissions")},
+
+	MCPCommandNotFound: {action: openSettings("mcp")},
+	MCPUnreachable:     {action: retry},
+	MCPExited:          {action: openSettings("mcp")},
+	MCPConnectTimeout:  {action: retry},
+	MCPConnectFailed:   {action: openSettings("mcp")},
+	MCPAuthRequired:    {action: openSettings("mcp")},
+	MCPServerNotFound:  {},
+	MCPServerDisabled:  {action: openSettings("mcp")},
+	MCPServerExists:    {},
+	MCPServerInvalid:   {},
+	MCPImportInvalid:   {},
 }

@@ -121,7 +121,7 @@ func (env *Env) report(err error) int {
 	if ae.Action != nil && ae.Action.Kind == "open-settings" {
 		fmt.Fprintf(w, "  (see Settings → %s, or `cairn settings`)\n", ae.Action.Target)
 	}
-	if ae.Code == apperr.InvalidArgument || ae.Code == apperr.SettingInvalid || ae.Code == apperr.SettingUnknown {
+	if ae.Code == apperr.InvalidArgument || strings.HasPrefix(string(ae.Code), "setting_") {
 		return 2
 	}
 	return 1

@@ -20,7 +20,7 @@ func run(t *testing.T, dataDir, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Deps: Deps{Locales: fstest.MapFS{
-		"en/errors.json":    {Data: []byte(`{"setting_invalid":"{{key}}: {{reason}}","setting_unknown":"There is no setting called {{key}}.","secret_empty":"The secret is empty; nothing was saved."}`)},
+		"en/errors.json":    {Data: []byte(`{"setting_invalid":"{{key}}: {{reason}}","setting_unknown":"There is no setting called {{key}}.","setting_not_a_choice":"{{key}} must be one of: {{options}}.","secret_empty":"The secret is empty; nothing was saved."}`)},
 		"zh-CN/errors.json": {Data: []byte(`{"setting_invalid":"{{key}}：{{reason}}"}`)},
 	}}}
 	code := Run(context.Background(), append([]string{"--data-dir", dataDir}, args...), env)
@@ -40,7 +40,7 @@ func TestSettingsCommands(t *testing.T) {
 	}{
 		{"set valid", []string{"settings", "set", "general.theme", "dark"}, 0, "general.theme = dark", "out"},
 		{"get back", []string{"settings", "get", "general.theme"}, 0, "dark", "out"},
-		{"set invalid enum", []string{"settings", "set", "general.theme", "purple"}, 2, "general.theme: must be one of system, light, dark", "err"},
+		{"set invalid enum", []string{"settings", "set", "general.theme", "purple"}, 2, "general.theme must be one of: system, light, dark.", "err"},
 		{"unknown key", []string{"settings", "get", "nope"}, 2, "There is no setting called nope.", "err"},
 		{"list json", []string{"settings", "list", "--json"}, 0, `"general.theme": "dark"`, "out"},
 		{"bad subcommand", []string{"settings", "frob"}, 2, "unknown settings subcommand", "err"},

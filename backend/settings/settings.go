@@ -116,7 +116,7 @@ func (s *Service) values(ctx context.Context) (map[string]any, error) {
 		if err := json.Unmarshal([]byte(raw), &v); err != nil {
 			continue // unreadable value: the default applies, the row stays for inspection
 		}
-		if nv, err := coerce(sp, v); err == nil {
+		if nv, bad := coerce(sp, v); bad == nil {
 			out[k] = nv
 		}
 	}
@@ -141,8 +141,8 @@ func (s *Service) Get(ctx context.Context, key string) (any, error) {
 	if json.Unmarshal([]byte(raw), &v) != nil {
 		return sp.Default, nil
 	}
-	nv, err := coerce(sp, v)
-	if err != nil {
+	nv, bad := coerce(sp, v)
+	if bad != nil {
 		return sp.Default, nil
 	}
 	return nv, nil
@@ -177,9 +177,9 @@ func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, err
 	if !ok {
 		return Snapshot{}, unknown(key)
 	}
-	v, err := coerce(sp, value)
-	if err != nil {
-		return Snapshot{}, apperr.New(apperr.SettingInvalid, "%s: %v", key, err).WithParam("key", key).WithParam("reason", err.Error())
+	v, bad := coerce(sp, value)
+	if bad != nil {
+		return Snapshot{}, bad
 	}
 	raw, _ := json.Marshal(v)
 	if _, err := s.db.ExecContext(ctx,
@@ -205,27 +205,34 @@ func unknown(key string) *apperr.Error {
 	return apperr.New(apperr.SettingUnknown, "unknown setting %q (known: %s)", key, strings.Join(keys, ", ")).WithParam("key", key)
 }
 
-// coerce turns v (typed or text) into the setting's type, or says why it cannot.
-func coerce(sp Spec, v any) (any, error) {
+// coerce turns v (typed or text) into the setting's type, or says why it cannot with a
+// code that every locale can phrase (never an English reason glued into a sentence).
+func coerce(sp Spec, v any) (any, *apperr.Error) {
+	bad := func(code apperr.Code, reason string, kv ...any) *apperr.Error {
+		e := apperr.New(code, "%s: %s", sp.Key, reason).WithParam("key", sp.Key).WithParam("reason", reason)
+		for i := 0; i+1 < len(kv); i += 2 {
+			e = e.WithParam(kv[i].(string), kv[i+1])
+		}
+		return e
+	}
 	switch sp.Type {
 	case Bool:
 		switch x := v.(type) {
 		case bool:
 			return x, nil
 		case string:
-			b, err := strconv.ParseBool(strings.TrimSpace(x))
-			if err != nil {
-				return nil, fmt.Errorf("expected true or false, got %q", x)
+			if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+				return b, nil
 			}
-			return b, nil
 		}
-		return nil, fmt.Errorf("expected true or false")
+		return nil, bad(apperr.SettingNotBool, fmt.Sprintf("expected true or false, got %v", v))
 	case Int:
 		var n int
+		notInt := bad(apperr.SettingNotInt, fmt.Sprintf("expected a whole number, got %v", v))
 		switch x := v.(type) {
 		case float64:
 			if x != float64(int(x)) {
-				return nil, fmt.Errorf("expected a whole number, got %v", x)
+				return nil, notInt
 			}
 			n = int(x)
 		case int:
@@ -233,40 +240,45 @@ func coerce(sp Spec, v any) (any, error) {
 		case json.Number:
 			i, err := x.Int64()
 			if err != nil {
-				return nil, fmt.Errorf("expected a whole number, got %q", x)
+				return nil, notInt
 			}
 			n = int(i)
 		case string:
 			i, err := strconv.Atoi(strings.TrimSpace(x))
 			if err != nil {
-				return nil, fmt.Errorf("expected a whole number, got %q", x)
+				return nil, notInt
 			}
 			n = i
 		default:
-			return nil, fmt.Errorf("expected a whole number")
+			return nil, notInt
 		}
-		if sp.Min != nil && n < *sp.Min {
-			return nil, fmt.Errorf("must be at least %d", *sp.Min)
-		}
-		if sp.Max != nil && n > *sp.Max {
-			return nil, fmt.Errorf("must be at most %d", *sp.Max)
+		if (sp.Min != nil && n < *sp.Min) || (sp.Max != nil && n > *sp.Max) {
+			lo, hi := "-∞", "∞"
+			if sp.Min != nil {
+				lo = strconv.Itoa(*sp.Min)
+			}
+			if sp.Max != nil {
+				hi = strconv.Itoa(*sp.Max)
+			}
+			return nil, bad(apperr.SettingRange, fmt.Sprintf("must be between %s and %s", lo, hi), "min", lo, "max", hi)
 		}
 		return n, nil
 	case Enum:
 		str, ok := v.(string)
 		if !ok || !slices.Contains(sp.Enum, str) {
-			return nil, fmt.Errorf("must be one of %s", strings.Join(sp.Enum, ", "))
+			opts := strings.Join(sp.Enum, ", ")
+			return nil, bad(apperr.SettingChoice, "must be one of "+opts, "options", opts)
 		}
 		return str, nil
 	case String:
 		str, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("expected text")
+			return nil, bad(apperr.SettingNotText, "expected text")
 		}
 		if sp.MaxLen > 0 && len(str) > sp.MaxLen {
-			return nil, fmt.Errorf("must be at most %d characters", sp.MaxLen)
+			return nil, bad(apperr.SettingTooLong, fmt.Sprintf("must be at most %d characters", sp.MaxLen), "max", sp.MaxLen)
 		}
 		return str, nil
 	}
-	return nil, fmt.Errorf("unsupported type %s", sp.Type)
+	return nil, bad(apperr.SettingInvalid, "unsupported type "+string(sp.Type))
 }

@@ -41,17 +41,18 @@ func TestSetValidates(t *testing.T) {
 		errCode apperr.Code
 	}{
 		{"general.language", "zh-CN", "zh-CN", ""},
-		{"general.language", "fr", nil, apperr.SettingInvalid},
-		{"general.language", 3.0, nil, apperr.SettingInvalid},
+		{"general.language", "fr", nil, apperr.SettingChoice},
+		{"general.language", 3.0, nil, apperr.SettingChoice},
 		{"general.theme", "dark", "dark", ""},
 		{"chat.maxToolRounds", "25", 25, ""},
 		{"chat.maxToolRounds", 7.0, 7, ""},
-		{"chat.maxToolRounds", 7.5, nil, apperr.SettingInvalid},
-		{"chat.maxToolRounds", "0", nil, apperr.SettingInvalid},
-		{"chat.maxToolRounds", "101", nil, apperr.SettingInvalid},
-		{"chat.maxToolRounds", "many", nil, apperr.SettingInvalid},
+		{"chat.maxToolRounds", 7.5, nil, apperr.SettingNotInt},
+		{"chat.maxToolRounds", "0", nil, apperr.SettingRange},
+		{"chat.maxToolRounds", "101", nil, apperr.SettingRange},
+		{"chat.maxToolRounds", "many", nil, apperr.SettingNotInt},
+		{"chat.defaultSystemPrompt", true, nil, apperr.SettingNotText},
 		{"chat.sendOnEnter", "false", false, ""},
-		{"chat.sendOnEnter", "maybe", nil, apperr.SettingInvalid},
+		{"chat.sendOnEnter", "maybe", nil, apperr.SettingNotBool},
 		{"no.such.key", "x", nil, apperr.SettingUnknown},
 	}
 	for _, tt := range tests {
@@ -63,8 +64,11 @@ func TestSetValidates(t *testing.T) {
 				if !apperr.Is(err, tt.errCode) {
 					t.Fatalf("err = %v, want %s", err, tt.errCode)
 				}
-				if tt.errCode == apperr.SettingInvalid && apperr.From(err).Params["reason"] == "" {
-					t.Fatal("no reason for the user")
+				if p := apperr.From(err).Params; p["key"] != tt.key || p["reason"] == "" {
+					t.Fatalf("params %v: the window needs the key and the log a reason", p)
+				}
+				if tt.errCode == apperr.SettingRange && (apperr.From(err).Params["min"] != "1" || apperr.From(err).Params["max"] != "100") {
+					t.Fatalf("range params %v", apperr.From(err).Params)
 				}
 				return
 			}
