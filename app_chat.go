@@ -1,0 +1,79 @@
+package main
+
+import (
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/llm"
+)
+
+// Chat facade (CHAT-1..3): providers, sessions and the agent loop. Event and part shapes
+// are in docs/CHAT-API.md.
+
+// ListProviderPresets lists the known providers a new one can start from.
+func (a *App) ListProviderPresets() ([]llm.Preset, error) { return llm.Presets(), nil }
+
+// ListProviders returns the configured providers (never their keys) with the settings seq.
+func (a *App) ListProviders() (llm.ProvidersSnapshot, error) { return a.s.Providers.List(a.ctx) }
+
+// SaveProvider creates (empty id) or updates a provider; a non-empty apiKey goes to the
+// keyring.
+func (a *App) SaveProvider(in llm.ProviderInput) (llm.Provider, error) {
+	return a.s.Providers.Save(a.ctx, in)
+}
+
+// DeleteProvider removes a provider and its key.
+func (a *App) DeleteProvider(id string) error { return a.s.Providers.Delete(a.ctx, id) }
+
+// FetchModels reads the provider's model list and merges it into the stored one.
+func (a *App) FetchModels(providerID string) (llm.Provider, error) {
+	return a.s.Providers.FetchModels(a.ctx, providerID)
+}
+
+// TestProvider makes one tiny real request; a failure is reported in the result.
+func (a *App) TestProvider(providerID, model string) (llm.TestResult, error) {
+	return a.s.Providers.Test(a.ctx, providerID, model)
+}
+
+// ListSessions lists sessions, newest first, optionally filtered by title.
+func (a *App) ListSessions(query string) (chat.SessionList, error) {
+	return a.s.Chat.ListSessions(a.ctx, query)
+}
+
+// CreateSession starts a new chat or task session.
+func (a *App) CreateSession(in chat.SessionInput) (chat.Session, error) {
+	return a.s.Chat.CreateSession(a.ctx, in)
+}
+
+// UpdateSession changes a session's provider, model, system prompt, temperature or toolsets.
+func (a *App) UpdateSession(id string, patch chat.SessionPatch) (chat.Session, error) {
+	return a.s.Chat.UpdateSession(a.ctx, id, patch)
+}
+
+// RenameSession sets a session's title.
+func (a *App) RenameSession(id, title string) (chat.Session, error) {
+	return a.s.Chat.RenameSession(a.ctx, id, title)
+}
+
+// DeleteSession stops and removes a session with its messages.
+func (a *App) DeleteSession(id string) error { return a.s.Chat.DeleteSession(a.ctx, id) }
+
+// GetSession returns the session with every message and part, stamped with its topic seq.
+func (a *App) GetSession(id string) (chat.Snapshot, error) { return a.s.Chat.GetSession(a.ctx, id) }
+
+// SendMessage stores the user's message and starts the answer; it streams as events.
+func (a *App) SendMessage(sessionID, text string) (chat.SendResult, error) {
+	return a.s.Chat.SendMessage(a.ctx, sessionID, text)
+}
+
+// StopSession stops the running answer, keeping what arrived.
+func (a *App) StopSession(sessionID string) error { return a.s.Chat.Stop(a.ctx, sessionID) }
+
+// Regenerate replaces the last answer with a new one.
+func (a *App) Regenerate(sessionID string) (chat.SendResult, error) {
+	return a.s.Chat.Regenerate(a.ctx, sessionID)
+}
+
+// EditAndResend replaces a user message and answers again; later messages are deleted
+// (editMode "truncate").
+func (a *App) EditAndResend(sessionID, messageID, text string) (chat.SendResult, error) {
+	return a.s.Chat.EditAndResend(a.ctx, sessionID, messageID, text)
+}

@@ -1,0 +1,645 @@
+package chat
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+// run is one answer being produced: the assistant message, its live parts and the
+// cancellation of everything it started.
+type run struct {
+	svc    *Service
+	sess   Session
+	msgID  string
+	topic  string
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	parts     []*livePart
+	open      *livePart         // the text or reasoning part receiving deltas
+	roundCall map[int]*livePart // tool-call parts of the current round by stream index
+	calls     map[string]*livePart
+	results   map[string]tools.Outcome
+	approvals map[string]bool
+	round     int
+	usage     *llm.Usage
+	finish    string
+	writeErr  error
+	meta      Message // the assistant message without parts
+	closed    bool    // the answer ended (or its tools were abandoned): late reports are ignored
+}
+
+// SendMessage adds the user's text to the session and starts the answer. It returns once
+// both messages are stored; the answer streams as events.
+func (s *Service) SendMessage(ctx context.Context, sessionID, text string) (SendResult, error) {
+	if strings.TrimSpace(text) == "" {
+		return SendResult{}, badArg("the message is empty")
+	}
+	return s.start(ctx, sessionID, text, nil)
+}
+
+// Regenerate replaces the last answer with a new one for the same user message.
+func (s *Service) Regenerate(ctx context.Context, sessionID string) (SendResult, error) {
+	return s.start(ctx, sessionID, "", func(ctx context.Context, tx querier) ([]string, error) {
+		var seq int
+		err := tx.QueryRowContext(ctx, "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1", sessionID).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, apperr.New(apperr.MessageNotFound, "session %s has no user message to answer", sessionID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return deleteFrom(ctx, tx, sessionID, seq+1)
+	})
+}
+
+// EditAndResend replaces a user message with new text and answers it again. Every later
+// message is deleted (EditMode "truncate"); the result lists them.
+func (s *Service) EditAndResend(ctx context.Context, sessionID, messageID, text string) (SendResult, error) {
+	if strings.TrimSpace(text) == "" {
+		return SendResult{}, badArg("the message is empty")
+	}
+	res, err := s.start(ctx, sessionID, text, func(ctx context.Context, tx querier) ([]string, error) {
+		var seq int
+		var role string
+		err := tx.QueryRowContext(ctx, "SELECT seq, role FROM messages WHERE id = ? AND session_id = ?", messageID, sessionID).Scan(&seq, &role)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, apperr.New(apperr.MessageNotFound, "no message %s in session %s", messageID, sessionID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if role != RoleUser {
+			return nil, badArg("only your own messages can be edited")
+		}
+		return deleteFrom(ctx, tx, sessionID, seq)
+	})
+	res.EditMode = EditMode
+	return res, err
+}
+
+// deleteFrom deletes the session's messages from seq on and returns their ids.
+func deleteFrom(ctx context.Context, tx querier, sessionID string, seq int) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq", sessionID, seq)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if _, err := tx.ExecContext(ctx, "DELETE FROM messages WHERE session_id = ? AND seq >= ?", sessionID, seq); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Stop cancels the session's answer (the HTTP stream and every running tool) and waits
+// until what arrived is stored and the message is marked stopped. Stopping an idle
+// session does nothing.
+func (s *Service) Stop(ctx context.Context, sessionID string) error {
+	s.mu.Lock()
+	r := s.runs[sessionID]
+	s.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	r.cancel()
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return apperr.Wrap(ctx.Err(), apperr.Canceled, "stop session %s", sessionID)
+	}
+}
+
+// Wait blocks until the session has no running answer (or ctx ends); for the CLI and tests.
+func (s *Service) Wait(ctx context.Context, sessionID string) error {
+	s.mu.Lock()
+	r := s.runs[sessionID]
+	s.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type prepFunc func(ctx context.Context, tx querier) ([]string, error)
+
+// start stores the user message (when text is set) and an empty streaming assistant
+// message, then runs the loop in the background.
+func (s *Service) start(ctx context.Context, sessionID, text string, prep prepFunc) (SendResult, error) {
+	sess, err := loadSession(ctx, s.q, sessionID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	runCtx, cancel := context.WithCancel(s.base)
+	r := &run{svc: s, sess: sess, msgID: newID(), topic: events.SessionTopic(sessionID), ctx: runCtx, cancel: cancel,
+		done: make(chan struct{}), roundCall: map[int]*livePart{}, calls: map[string]*livePart{},
+		results: map[string]tools.Outcome{}, approvals: map[string]bool{}}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		cancel()
+		return SendResult{}, apperr.New(apperr.Canceled, "chat service closed")
+	case s.runs[sessionID] != nil:
+		s.mu.Unlock()
+		cancel()
+		return SendResult{}, apperr.New(apperr.SessionBusy, "session %s is answering", sessionID)
+	}
+	s.runs[sessionID] = r // reserved: a second send now gets SessionBusy
+	s.mu.Unlock()
+	release := func() {
+		s.mu.Lock()
+		delete(s.runs, sessionID)
+		s.mu.Unlock()
+		cancel()
+		close(r.done)
+	}
+
+	target, err := s.cfg.Models.Resolve(ctx, sess.ProviderID, sess.Model)
+	if err != nil {
+		release()
+		return SendResult{}, err
+	}
+	now := time.Now().UnixMilli()
+	res := SendResult{SessionID: sessionID, AssistantMessageID: r.msgID}
+	var userMsg *Message
+	assistant := Message{ID: r.msgID, SessionID: sessionID, Role: RoleAssistant, Status: MessageStreaming,
+		ProviderID: target.Provider.ID, Model: target.Model.ID, Parts: []Part{}, CreatedAt: now, UpdatedAt: now}
+	retitle := ""
+	err = s.db.Tx(ctx, func(rawTx *sql.Tx) error {
+		tx := cachedQ{c: s.stmts, tx: rawTx}
+		if prep != nil {
+			ids, err := prep(ctx, tx)
+			if err != nil {
+				return err
+			}
+			res.DeletedMessageIDs = ids
+		}
+		var seq int
+		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", sessionID).Scan(&seq); err != nil {
+			return err
+		}
+		if text != "" {
+			seq++
+			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, CreatedAt: now, UpdatedAt: now}
+			if err := insertMessage(ctx, tx, m, 0); err != nil {
+				return err
+			}
+			p := Part{ID: newID(), MessageID: m.ID, Type: PartText, State: PartDone, Text: text, CreatedAt: now, UpdatedAt: now}
+			if err := insertPart(ctx, tx, p); err != nil {
+				return err
+			}
+			m.Parts = []Part{p}
+			userMsg = &m
+			res.UserMessageID = m.ID
+		}
+		seq++
+		assistant.Seq = seq
+		if err := insertMessage(ctx, tx, assistant, os.Getpid()); err != nil {
+			return err
+		}
+		if sess.Title == "" && text != "" {
+			retitle = titleFrom(text)
+		}
+		_, err := tx.ExecContext(ctx, "UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?", now, retitle, sessionID)
+		return err
+	})
+	if err != nil {
+		release()
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			return SendResult{}, ae
+		}
+		return SendResult{}, apperr.Wrap(err, apperr.Internal, "store message")
+	}
+	if retitle != "" {
+		r.sess.Title = retitle
+	}
+	r.sess.UpdatedAt = now
+	r.meta = assistant
+	r.meta.Parts = nil
+	history, err := s.history(ctx, sessionID, r.msgID)
+	if err != nil {
+		release()
+		return SendResult{}, err
+	}
+
+	r.mu.Lock()
+	if len(res.DeletedMessageIDs) > 0 {
+		r.publish(EventMessagesDeleted, MessagesDeleted{SessionID: sessionID, MessageIDs: res.DeletedMessageIDs})
+	}
+	if userMsg != nil {
+		r.publish(EventMessageAppended, *userMsg)
+	}
+	r.publish(EventMessageAppended, assistant)
+	if retitle != "" {
+		r.publish(EventSessionUpdated, r.sessionView())
+	}
+	r.publishState()
+	r.mu.Unlock()
+
+	go r.loop(target, history)
+	return res, nil
+}
+
+func insertMessage(ctx context.Context, q querier, m Message, ownerPID int) error {
+	_, err := q.ExecContext(ctx, "INSERT INTO messages(id, session_id, seq, role, status, provider_id, model, owner_pid, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, ownerPID, m.CreatedAt, m.UpdatedAt)
+	return err
+}
+
+// history is the conversation before message `before`, as the model sees it.
+func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.Message, error) {
+	msgs, err := loadMessages(ctx, s.q, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var prior []Message
+	for _, m := range msgs {
+		if m.ID == before {
+			break
+		}
+		prior = append(prior, m)
+	}
+	return buildHistory(prior), nil
+}
+
+// loop is the agent loop: call the model, run the tool calls it made, feed the results
+// back, until it answers without tools, fails, is stopped or hits the round limit.
+func (r *run) loop(target llm.Target, history []llm.Message) {
+	stopTicker := make(chan struct{})
+	go r.ticker(stopTicker)
+	defer func() {
+		close(stopTicker)
+		r.cancel()
+		close(r.done)
+	}()
+	ctx := r.ctx
+	maxRounds := 10
+	if r.svc.cfg.Settings != nil {
+		if n := r.svc.cfg.Settings.Int(ctx, "chat.maxToolRounds"); n > 0 {
+			maxRounds = n
+		}
+	}
+	system := r.sess.SystemPrompt
+	if system == "" && r.svc.cfg.Settings != nil {
+		system = r.svc.cfg.Settings.String(ctx, "chat.defaultSystemPrompt")
+	}
+	scope := tools.Scope{SessionID: r.sess.ID, SessionKind: r.sess.Kind, Toolsets: r.sess.Toolsets,
+		Model: tools.ModelCaps{SupportsTools: target.Model.SupportsTools, Vision: target.Model.Vision,
+			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow}}
+	runner := r.svc.toolRunner()
+
+	for round := 0; ; round++ {
+		r.mu.Lock()
+		r.round = round
+		r.mu.Unlock()
+		var sel tools.Selection
+		if runner != nil && target.Model.SupportsTools {
+			var err error
+			sel, err = runner.Select(ctx, scope)
+			if err != nil {
+				r.end(apperr.From(err))
+				return
+			}
+		}
+		req := llm.Request{Model: target.Model.ID, Temperature: r.sess.Temperature}
+		if sys := joinNonEmpty("\n\n", system, sel.Instructions); sys != "" {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
+		}
+		req.Messages = append(req.Messages, history...)
+		for _, d := range sel.Tools {
+			req.Tools = append(req.Tools, llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+		}
+		res, err := target.Client.Stream(ctx, req, r.handler())
+		r.endRound(res)
+		if err != nil {
+			r.end(apperr.From(err))
+			return
+		}
+		if len(res.ToolCalls) == 0 {
+			r.end(nil)
+			return
+		}
+		if round >= maxRounds {
+			e := apperr.New(apperr.MaxRoundsReached, "stopped after %d tool rounds", maxRounds).WithParam("rounds", maxRounds)
+			r.mu.Lock()
+			for _, c := range res.ToolCalls {
+				r.recordLocked(tools.Outcome{CallID: c.ID, Name: c.Name, Status: tools.StatusStopped, Err: e,
+					Content: "Not run: the tool round limit was reached."})
+			}
+			r.mu.Unlock()
+			r.end(e)
+			return
+		}
+		calls := make([]tools.Call, 0, len(res.ToolCalls))
+		for _, c := range res.ToolCalls {
+			calls = append(calls, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, SessionID: r.sess.ID, MessageID: r.msgID, Scope: scope})
+		}
+		outcomes := r.runTools(ctx, runner, calls)
+		if ctx.Err() != nil {
+			r.end(apperr.Wrap(context.Canceled, apperr.Canceled, "stopped"))
+			return
+		}
+		history = append(history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
+		for _, o := range outcomes {
+			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
+		}
+	}
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// handler turns stream deltas into parts.
+func (r *run) handler() llm.Handler {
+	text := func(kind PartType) func(string) {
+		return func(d string) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.open != nil && r.open.Type == kind {
+				r.stream(r.open, d)
+				return
+			}
+			r.finishPart(r.open)
+			r.open = r.appendPart(Part{Type: kind, State: PartStreaming}, "text", d)
+		}
+	}
+	return llm.Handler{
+		Text:      text(PartText),
+		Reasoning: text(PartReasoning),
+		ToolCall: func(c llm.ToolCall, frag string, first bool) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.open != nil {
+				r.finishPart(r.open)
+				r.open = nil
+			}
+			lp := r.roundCall[c.Index]
+			if lp == nil {
+				lp = r.appendPart(Part{Type: PartToolCall, State: PartStreaming, Tool: &ToolInfo{CallID: c.ID, Name: c.Name}}, "arguments", c.Arguments)
+				r.roundCall[c.Index] = lp
+				return
+			}
+			if lp.Tool.CallID != c.ID || lp.Tool.Name != c.Name {
+				lp.Tool.CallID, lp.Tool.Name = c.ID, c.Name
+				lp.buf = append(lp.buf, frag...)
+				r.updated(lp, false)
+				return
+			}
+			r.stream(lp, frag)
+		},
+		Retry: func(info llm.RetryInfo) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusRetry, Error: info.Err, Attempt: info.Attempt, WaitMs: info.Wait.Milliseconds()}}, "", "")
+		},
+	}
+}
+
+// endRound closes the round's streaming parts with the final content of the stream. Call
+// ids a provider reuses across rounds (some local servers number them per answer) get a
+// suffix, so every call of a message has its own id; res.ToolCalls is updated in place.
+func (r *run) endRound(res llm.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finishPart(r.open)
+	r.open = nil
+	for i := range res.ToolCalls {
+		c := &res.ToolCalls[i]
+		if _, dup := r.calls[c.ID]; dup || c.ID == "" {
+			c.ID = fmt.Sprintf("%s_r%d_%d", c.ID, r.round, i)
+		}
+	}
+	for _, c := range res.ToolCalls {
+		lp := r.roundCall[c.Index]
+		if lp == nil {
+			lp = r.appendPart(Part{Type: PartToolCall, State: PartStreaming, Tool: &ToolInfo{CallID: c.ID, Name: c.Name}}, "arguments", "")
+		}
+		lp.Tool.CallID, lp.Tool.Name = c.ID, c.Name
+		lp.buf = append(lp.buf[:0], c.Arguments...)
+		r.finishPart(lp)
+		r.calls[c.ID] = lp
+	}
+	for _, lp := range r.roundCall {
+		r.finishPart(lp) // a call cut off by an error: keep what arrived
+	}
+	r.roundCall = map[int]*livePart{}
+	if res.Usage != nil {
+		u := *res.Usage
+		if r.usage != nil {
+			u = r.usage.Add(u)
+		}
+		r.usage = &u
+	}
+	if res.FinishReason != "" {
+		r.finish = res.FinishReason
+	}
+}
+
+// runTools runs one turn's calls through the runner. After Stop, tools get StopGrace to
+// return; those that do not are recorded as stopped and left behind.
+func (r *run) runTools(ctx context.Context, runner ToolRunner, calls []tools.Call) []tools.Outcome {
+	if runner == nil {
+		for _, c := range calls {
+			r.record(tools.Outcome{CallID: c.ID, Name: c.Name, Status: tools.StatusError,
+				Err:     apperr.New(apperr.ToolNotFound, "no tools are available").WithParam("name", c.Name),
+				Content: "Error: no tools are available in this session."})
+		}
+		return r.outcomes(calls)
+	}
+	obs := &observer{r: r}
+	got := make(chan []tools.Outcome, 1)
+	go func() { got <- runner.RunBatch(ctx, calls, obs) }()
+	var outs []tools.Outcome
+	select {
+	case outs = <-got:
+	case <-ctx.Done():
+		timer := time.NewTimer(r.svc.cfg.StopGrace)
+		select {
+		case outs = <-got:
+		case <-timer.C:
+			r.mu.Lock()
+			r.closed = true
+			r.mu.Unlock()
+		}
+		timer.Stop()
+	}
+	for _, o := range outs {
+		r.record(o)
+	}
+	for _, c := range calls {
+		r.mu.Lock()
+		_, done := r.results[c.ID]
+		r.mu.Unlock()
+		if done {
+			continue
+		}
+		if ctx.Err() != nil {
+			r.record(stoppedOutcome(c.ID, c.Name))
+		} else {
+			r.record(tools.Outcome{CallID: c.ID, Name: c.Name, Status: tools.StatusError,
+				Err: apperr.New(apperr.ToolFailed, "no outcome for %s", c.Name).WithParam("name", c.Name).WithParam("reason", "the tool did not report a result"), Content: "Error: the tool did not report a result."})
+		}
+	}
+	return r.outcomes(calls)
+}
+
+func stoppedOutcome(callID, name string) tools.Outcome {
+	return tools.Outcome{CallID: callID, Name: name, Status: tools.StatusStopped,
+		Err: apperr.New(apperr.ToolStopped, "%s was stopped", name).WithParam("name", name), Content: "The tool call was stopped by the user."}
+}
+
+// outcomes returns the recorded outcomes in call order.
+func (r *run) outcomes(calls []tools.Call) []tools.Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]tools.Outcome, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, r.results[c.ID])
+	}
+	return out
+}
+
+func (r *run) record(o tools.Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recordLocked(o)
+}
+
+// recordLocked appends the end part of a call once; later reports of the same call are
+// ignored.
+func (r *run) recordLocked(o tools.Outcome) {
+	if _, dup := r.results[o.CallID]; dup || o.CallID == "" {
+		return
+	}
+	if o.Status == "" {
+		o.Status = tools.StatusError
+	}
+	if o.Name == "" {
+		if lp := r.calls[o.CallID]; lp != nil {
+			o.Name = lp.Tool.Name
+		}
+	}
+	o.Content = modelContent(o.Status, o.Content, o.Err)
+	r.results[o.CallID] = o
+	delete(r.approvals, o.CallID)
+	r.appendPart(Part{Type: PartType(o.Status), Tool: &ToolInfo{CallID: o.CallID, Name: o.Name, Content: o.Content, Display: o.Display,
+		Error: o.Err, SpillPath: o.SpillPath, Size: o.Size, DurationMs: o.Duration.Milliseconds()}}, "", "")
+}
+
+// modelContent is the text the model reads for a call's end: never empty.
+func modelContent(status tools.Status, content string, err *apperr.Error) string {
+	if strings.TrimSpace(content) != "" {
+		return content
+	}
+	switch {
+	case status == tools.StatusStopped:
+		return "The tool call was stopped before it finished."
+	case err != nil:
+		return "Error: " + err.Message
+	case status == tools.StatusError:
+		return "Error: the tool failed without a message."
+	}
+	return "(no output)"
+}
+
+// end finishes the answer: open parts are closed, calls without an end get tool-stopped,
+// the status is stored and the session returns to idle. A Canceled error means Stop.
+func (r *run) end(e *apperr.Error) {
+	status := MessageComplete
+	stopped := e != nil && (e.Code == apperr.Canceled || errors.Is(e, context.Canceled)) && r.ctx.Err() != nil
+	switch {
+	case stopped:
+		status, e = MessageStopped, nil
+	case e != nil:
+		status = MessageError
+	}
+	r.mu.Lock()
+	r.finishPart(r.open)
+	r.open = nil
+	for _, lp := range r.parts {
+		if lp.Type == PartToolCall {
+			r.finishPart(lp)
+			if _, ok := r.results[lp.Tool.CallID]; !ok {
+				r.recordLocked(stoppedOutcome(lp.Tool.CallID, lp.Tool.Name))
+			}
+		}
+	}
+	if e == nil && r.writeErr != nil {
+		status, e = MessageError, apperr.Wrap(r.writeErr, apperr.Internal, "saving the answer failed")
+	}
+	if e != nil {
+		r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusError, Error: e}}, "", "")
+	}
+	now := time.Now().UnixMilli()
+	var usageJSON, errJSON any
+	if r.usage != nil {
+		b, _ := json.Marshal(r.usage)
+		usageJSON = string(b)
+	}
+	if e != nil {
+		b, _ := json.Marshal(e)
+		errJSON = string(b)
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := r.svc.q.ExecContext(wctx, "UPDATE messages SET status = ?, finish_reason = ?, usage = ?, error = ?, owner_pid = 0, updated_at = ? WHERE id = ?",
+		status, r.finish, usageJSON, errJSON, now, r.msgID); err != nil {
+		r.svc.log.Warn("chat: store message end", "message", r.msgID, "err", err)
+	}
+	_, _ = r.svc.q.ExecContext(wctx, "UPDATE sessions SET updated_at = ? WHERE id = ?", now, r.sess.ID)
+	r.sess.UpdatedAt = now
+	r.meta.Status, r.meta.FinishReason, r.meta.Usage, r.meta.Error, r.meta.UpdatedAt = status, r.finish, r.usage, e, now
+	r.publish(EventMessageUpdated, r.meta)
+	r.approvals = map[string]bool{}
+	r.closed = true
+	r.mu.Unlock()
+
+	r.svc.mu.Lock()
+	if r.svc.runs[r.sess.ID] == r {
+		delete(r.svc.runs, r.sess.ID)
+	}
+	r.svc.mu.Unlock()
+	r.mu.Lock()
+	r.publish(EventSessionState, StateChange{SessionID: r.sess.ID, State: StateIdle, MessageID: r.msgID})
+	sess := r.sess
+	sess.State = StateIdle
+	r.svc.bus.Publish(events.TopicSessions, EventSessionsUpserted, sess)
+	r.mu.Unlock()
+}

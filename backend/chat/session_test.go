@@ -1,0 +1,336 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm/llmtest"
+)
+
+func TestSessionCRUD(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	sub := h.bus.Subscribe(256)
+	defer sub.Close()
+	temp := 0.3
+	a, err := h.svc.CreateSession(ctx, SessionInput{Kind: KindTask, Title: "Fix the build\n", ProviderID: h.provider.ID, Model: "fake-model",
+		Temperature: &temp, Toolsets: []string{"sandbox", "web", "web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Kind != KindTask || a.Title != "Fix the build" || !slices.Equal(a.Toolsets, []string{"sandbox", "web"}) || *a.Temperature != 0.3 || a.State != StateIdle {
+		t.Fatalf("session = %+v", a)
+	}
+	ev := <-sub.C
+	if ev.Topic != events.TopicSessions || ev.Type != EventSessionsUpserted {
+		t.Fatalf("event = %+v", ev)
+	}
+	// A new session without a provider continues with the last used one.
+	b, err := h.svc.CreateSession(ctx, SessionInput{Title: "100% of_it"})
+	if err != nil || b.ProviderID != h.provider.ID || b.Model != "fake-model" || b.Kind != KindChat {
+		t.Fatalf("defaults: %+v %v", b, err)
+	}
+	for _, bad := range []SessionInput{{Kind: "nope"}, {Toolsets: []string{"rm-rf"}}, {Temperature: ptr(3.0)}, {ProviderID: "missing"}} {
+		if _, err := h.svc.CreateSession(ctx, bad); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+
+	list, err := h.svc.ListSessions(ctx, "")
+	if err != nil || len(list.Sessions) != 2 || list.Seq == 0 {
+		t.Fatalf("list = %+v %v", list, err)
+	}
+	for q, want := range map[string]int{"fix": 1, "100%": 1, "of_": 1, "%": 1, "_": 1, "zzz": 0, "  ": 2} {
+		l, _ := h.svc.ListSessions(ctx, q)
+		if len(l.Sessions) != want {
+			t.Errorf("search %q: %d sessions, want %d", q, len(l.Sessions), want)
+		}
+	}
+
+	r, err := h.svc.RenameSession(ctx, a.ID, "  Renamed \t title ")
+	if err != nil || r.Title != "Renamed title" {
+		t.Fatalf("rename: %+v %v", r, err)
+	}
+	up, err := h.svc.UpdateSession(ctx, a.ID, SessionPatch{ResetTemperature: true, Toolsets: &[]string{"kb"}, SystemPrompt: ptr("Be careful.")})
+	if err != nil || up.Temperature != nil || !slices.Equal(up.Toolsets, []string{"kb"}) || up.SystemPrompt != "Be careful." || up.Title != "Renamed title" {
+		t.Fatalf("update: %+v %v", up, err)
+	}
+	empty := ""
+	up, err = h.svc.UpdateSession(ctx, a.ID, SessionPatch{ProviderID: &empty})
+	if err != nil || up.ProviderID != "" || up.Model != "" {
+		t.Fatalf("clearing the provider clears the model: %+v %v", up, err)
+	}
+	snap, err := h.svc.GetSession(ctx, a.ID)
+	if err != nil || snap.Session.SystemPrompt != "Be careful." || len(snap.Messages) != 0 || snap.Seq == 0 {
+		t.Fatalf("snapshot: %+v %v", snap, err)
+	}
+
+	if err := h.svc.DeleteSession(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.GetSession(ctx, a.ID); !apperr.Is(err, apperr.SessionNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+	if _, err := h.svc.SendMessage(ctx, a.ID, "x"); !apperr.Is(err, apperr.SessionNotFound) {
+		t.Fatalf("send to deleted: %v", err)
+	}
+	if err := h.svc.DeleteSession(ctx, a.ID); !apperr.Is(err, apperr.SessionNotFound) {
+		t.Fatalf("double delete: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestSendValidationAndBusy(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	sess := h.session(SessionInput{})
+	if _, err := h.svc.SendMessage(ctx, sess.ID, "  \n"); !apperr.Is(err, apperr.InvalidArgument) {
+		t.Fatalf("empty: %v", err)
+	}
+	h.srv.Enqueue(llmtest.Reply{Text: strings.Repeat("x", 50), ChunkRunes: 1, Delay: 10 * time.Millisecond})
+	if _, err := h.svc.SendMessage(ctx, sess.ID, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.SendMessage(ctx, sess.ID, "second"); !apperr.Is(err, apperr.SessionBusy) {
+		t.Fatalf("concurrent send: %v", err)
+	}
+	if _, err := h.svc.Regenerate(ctx, sess.ID); !apperr.Is(err, apperr.SessionBusy) {
+		t.Fatalf("concurrent regenerate: %v", err)
+	}
+	// Deleting a streaming session stops it first.
+	if err := h.svc.DeleteSession(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if h.svc.State(sess.ID) != StateIdle {
+		t.Fatal("still running after delete")
+	}
+
+	// Without a usable provider the send fails at once and stores nothing.
+	other := h.session(SessionInput{})
+	if err := h.providers.Delete(ctx, h.provider.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.SendMessage(ctx, other.ID, "hello"); !apperr.Is(err, apperr.NoProvider) {
+		t.Fatalf("no provider: %v", err)
+	}
+	snap, _ := h.svc.GetSession(ctx, other.ID)
+	if len(snap.Messages) != 0 || snap.State != StateIdle {
+		t.Fatalf("a failed send left messages: %+v", snap.Messages)
+	}
+}
+
+func TestRegenerateAndEditTruncate(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	sess := h.session(SessionInput{})
+	h.srv.Handle(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "answer to " + r.Body.LastMessage().Content + " #" + string(rune('0'+len(r.Body.Messages)))}
+	})
+	h.send(sess.ID, "one")
+	_, snap := h.send(sess.ID, "two")
+	if len(snap.Messages) != 4 {
+		t.Fatalf("messages = %d", len(snap.Messages))
+	}
+	oldAnswer := snap.Messages[3].ID
+
+	res, err := h.svc.Regenerate(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = h.wait(sess.ID)
+	if res.UserMessageID != "" || !slices.Equal(res.DeletedMessageIDs, []string{oldAnswer}) || len(snap.Messages) != 4 || snap.Messages[3].ID != res.AssistantMessageID {
+		t.Fatalf("regenerate: %+v / %d messages", res, len(snap.Messages))
+	}
+	body := h.srv.Requests()[2].Body
+	var contents []string
+	for _, m := range body.Messages {
+		contents = append(contents, m.Role+":"+m.Content)
+	}
+	if !slices.Equal(contents, []string{"user:one", "assistant:answer to one #1", "user:two"}) {
+		t.Fatalf("regenerate request = %v", contents)
+	}
+
+	first := snap.Messages[0].ID
+	if _, err := h.svc.EditAndResend(ctx, sess.ID, snap.Messages[1].ID, "x"); !apperr.Is(err, apperr.InvalidArgument) {
+		t.Fatalf("editing an answer: %v", err)
+	}
+	if _, err := h.svc.EditAndResend(ctx, sess.ID, "nope", "x"); !apperr.Is(err, apperr.MessageNotFound) {
+		t.Fatalf("editing a missing message: %v", err)
+	}
+	sub := h.bus.Subscribe(256)
+	defer sub.Close()
+	res, err = h.svc.EditAndResend(ctx, sess.ID, first, "uno")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = h.wait(sess.ID)
+	if res.EditMode != "truncate" || len(res.DeletedMessageIDs) != 4 || len(snap.Messages) != 2 || snap.Messages[0].Parts[0].Text != "uno" {
+		t.Fatalf("edit: %+v, messages %+v", res, snap.Messages)
+	}
+	if got := h.srv.Requests()[3].Body.Messages; len(got) != 1 || got[0].Content != "uno" {
+		t.Fatalf("edit request = %+v", got)
+	}
+	ev := <-sub.C
+	if ev.Type != EventMessagesDeleted {
+		t.Fatalf("first event after edit = %s", ev.Type)
+	}
+	var del MessagesDeleted
+	_ = json.Unmarshal(ev.Data, &del)
+	if len(del.MessageIDs) != 4 {
+		t.Fatalf("deleted = %+v", del)
+	}
+	// Regenerate on a session without user messages says so.
+	empty := h.session(SessionInput{})
+	if _, err := h.svc.Regenerate(ctx, empty.ID); !apperr.Is(err, apperr.MessageNotFound) {
+		t.Fatalf("regenerate empty: %v", err)
+	}
+}
+
+// TestPartsAreWrittenWhileStreaming reads the database (not the in-memory snapshot)
+// during a slow answer: the text part grows there before the answer ends.
+func TestPartsAreWrittenWhileStreaming(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	sess := h.session(SessionInput{})
+	h.srv.Enqueue(llmtest.Reply{Text: strings.Repeat("abc ", 100), ChunkRunes: 4, Delay: 10 * time.Millisecond})
+	res, err := h.svc.SendMessage(ctx, sess.ID, "slowly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lengths []int
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && h.svc.State(sess.ID) != StateIdle {
+		var n int
+		var status string
+		err := h.db.QueryRowContext(ctx, "SELECT COALESCE(SUM(LENGTH(p.text)), 0), m.status FROM messages m LEFT JOIN parts p ON p.message_id = m.id WHERE m.id = ?", res.AssistantMessageID).Scan(&n, &status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status == MessageStreaming && n > 0 && (len(lengths) == 0 || lengths[len(lengths)-1] != n) {
+			lengths = append(lengths, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(lengths) < 3 {
+		t.Fatalf("text reached the database only %d times while streaming: %v", len(lengths), lengths)
+	}
+	snap := h.wait(sess.ID)
+	if last(snap).Parts[0].Text != strings.Repeat("abc ", 100) {
+		t.Fatal("final text incomplete")
+	}
+}
+
+func TestRecoveryMarksDeadProcessesInterrupted(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	sess := h.session(SessionInput{})
+	h.srv.Enqueue(llmtest.Reply{Text: "complete answer"})
+	h.send(sess.ID, "before")
+
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	alive := exec.Command(os.Args[0], "-test.run=^TestHelperProcessSleeps$")
+	alive.Env = append(os.Environ(), "CAIRN_HELPER_SLEEP=1")
+	if err := alive.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = alive.Process.Kill(); _ = alive.Wait() }()
+	now := time.Now().UnixMilli()
+	insert := func(id string, seq, pid int) {
+		t.Helper()
+		if err := insertMessage(ctx, h.db, Message{ID: id, SessionID: sess.ID, Seq: seq, Role: RoleAssistant, Status: MessageStreaming, CreatedAt: now, UpdatedAt: now}, pid); err != nil {
+			t.Fatal(err)
+		}
+		if err := insertPart(ctx, h.db, Part{ID: id + "p", MessageID: id, Type: PartText, State: PartStreaming, Text: "half an ans", CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("crashed", 10, dead.Process.Pid)
+	insert("elsewhere", 11, alive.Process.Pid)
+
+	svc2, err := New(ctx, Config{DB: h.db, Bus: h.bus, Models: h.providers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc2.Close()
+	snap, err := svc2.GetSession(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Message{}
+	for _, m := range snap.Messages {
+		byID[m.ID] = m
+	}
+	if m := byID["crashed"]; m.Status != MessageInterrupted || m.Parts[0].Text != "half an ans" || m.Parts[0].State != PartDone {
+		t.Fatalf("crashed message = %+v", m)
+	}
+	if m := byID["elsewhere"]; m.Status != MessageStreaming {
+		t.Fatalf("a live process's message was touched: %+v", m)
+	}
+	if len(snap.Messages) != 4 || byID[snap.Messages[1].ID].Status != MessageComplete {
+		t.Fatalf("earlier messages changed: %+v", snap.Messages)
+	}
+	// When that process dies, opening the session notices.
+	_ = alive.Process.Kill()
+	_ = alive.Wait()
+	snap, _ = svc2.GetSession(ctx, sess.ID)
+	if last(snap).Status != MessageInterrupted {
+		t.Fatalf("after the other process died: %s", last(snap).Status)
+	}
+}
+
+// TestHelperProcessSleeps is the live "other process" of the recovery test; run normally
+// it returns at once.
+func TestHelperProcessSleeps(t *testing.T) {
+	if os.Getenv("CAIRN_HELPER_SLEEP") == "1" {
+		time.Sleep(time.Minute)
+	}
+}
+
+func TestBuildHistory(t *testing.T) {
+	tp := func(round int, typ PartType, text string, tool *ToolInfo) Part {
+		return Part{Round: round, Type: typ, Text: text, Tool: tool}
+	}
+	msgs := []Message{
+		{Role: RoleUser, Parts: []Part{tp(0, PartText, "q1", nil)}},
+		{Role: RoleAssistant, Status: MessageInterrupted, Parts: []Part{
+			tp(0, PartReasoning, "hmm", nil),
+			tp(0, PartText, "calling", nil),
+			tp(0, PartToolCall, "", &ToolInfo{CallID: "a", Name: "t1", Arguments: "{}"}),
+			tp(0, PartToolCall, "", &ToolInfo{CallID: "b", Name: "t2", Arguments: "{}"}),
+			tp(0, PartToolResult, "", &ToolInfo{CallID: "a", Name: "t1", Content: "A"}),
+			tp(1, PartText, "partial fin", nil),
+		}},
+		{Role: RoleUser, Parts: []Part{tp(0, PartText, "q2", nil)}},
+		{Role: RoleAssistant, Status: MessageError, Parts: []Part{tp(0, PartStatus, "", nil)}},
+		{Role: RoleUser, Parts: []Part{tp(0, PartText, "q3", nil)}},
+	}
+	got := buildHistory(msgs)
+	var flat []string
+	for _, m := range got {
+		s := m.Role + ":" + m.Content
+		for _, c := range m.ToolCalls {
+			s += "[" + c.ID + "]"
+		}
+		if m.ToolCallID != "" {
+			s += "<" + m.ToolCallID
+		}
+		flat = append(flat, s)
+	}
+	want := []string{"user:q1", "assistant:calling[a][b]", "tool:A<a", "tool:The tool call was interrupted before it finished.<b",
+		"assistant:partial fin", "user:q2", "user:q3"}
+	if !slices.Equal(flat, want) {
+		t.Fatalf("history:\n%v\nwant\n%v", flat, want)
+	}
+}

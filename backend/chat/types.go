@@ -1,0 +1,278 @@
+// Package chat owns sessions, their messages (stored as ordered parts, written while they
+// stream) and the agent loop: model → tool calls → results → model, with stop, errors and
+// crash recovery. Every change is announced on the bus (topics `session:<id>` and
+// `sessions`); docs/CHAT-API.md describes the shapes for the windows.
+package chat
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+// ToolRunner is what the loop needs from the tool system: the tools of one request and
+// the execution of one turn's calls (in parallel where the tools allow it). Invalid
+// argument JSON is passed through; the runner turns it into a tool error the model reads.
+type ToolRunner interface {
+	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
+	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
+}
+
+// ApprovalObserver is implemented by the observer RunBatch receives, so the approval step
+// of the pipeline can put its parts in the message and move the session to
+// awaiting-approval (and back) without knowing how parts are stored. data is the JSON the
+// approval feature owns; it is stored and broadcast as the part's "data".
+type ApprovalObserver interface {
+	ApprovalRequested(callID string, data json.RawMessage)
+	ApprovalDecided(callID string, data json.RawMessage)
+}
+
+// Models resolves a session's provider and model to a client (*llm.Service).
+type Models interface {
+	Resolve(ctx context.Context, providerRef, model string) (llm.Target, error)
+}
+
+// Settings is the part of the settings service the loop reads (*settings.Service).
+type Settings interface {
+	Int(ctx context.Context, key string) int
+	String(ctx context.Context, key string) string
+}
+
+// PartType is the kind of a part; tool-result, tool-error and tool-stopped equal the
+// tools.Status values.
+type PartType string
+
+// Part types.
+const (
+	PartText              PartType = "text"
+	PartReasoning         PartType = "reasoning"
+	PartToolCall          PartType = "tool-call"
+	PartToolResult        PartType = PartType(tools.StatusResult)
+	PartToolError         PartType = PartType(tools.StatusError)
+	PartToolStopped       PartType = PartType(tools.StatusStopped)
+	PartApprovalRequested PartType = "approval-requested"
+	PartApprovalDecided   PartType = "approval-decided"
+	PartStatus            PartType = "status"
+)
+
+// Part states: a part is streaming while deltas arrive, done afterwards.
+const (
+	PartStreaming = "streaming"
+	PartDone      = "done"
+)
+
+// Part is one piece of a message. Text is set for text, reasoning and the user's text;
+// Tool for tool-call and the three tool ends; Status for status; Data for approval parts.
+type Part struct {
+	ID        string          `json:"id"`
+	MessageID string          `json:"messageId"`
+	Index     int             `json:"index"`
+	Round     int             `json:"round"`
+	Type      PartType        `json:"type"`
+	State     string          `json:"state"`
+	Text      string          `json:"text,omitempty"`
+	Tool      *ToolInfo       `json:"tool,omitempty"`
+	Status    *StatusInfo     `json:"status,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	CreatedAt int64           `json:"createdAt"`
+	UpdatedAt int64           `json:"updatedAt"`
+}
+
+// ToolInfo is the tool side of a part: the call (tool-call) or its end (tool-result,
+// tool-error, tool-stopped), paired by CallID.
+type ToolInfo struct {
+	CallID     string          `json:"callId"`
+	Name       string          `json:"name"`
+	Arguments  string          `json:"arguments,omitempty"` // tool-call: the model's JSON text, as sent
+	StartedAt  int64           `json:"startedAt,omitempty"` // tool-call: unix ms when it began to run
+	Progress   *tools.Progress `json:"progress,omitempty"`  // tool-call: the latest progress
+	Content    string          `json:"content,omitempty"`   // end: what the model reads
+	Display    json.RawMessage `json:"display,omitempty"`   // end: structured result for the card
+	Error      *apperr.Error   `json:"error,omitempty"`     // end: what the UI renders
+	SpillPath  string          `json:"spillPath,omitempty"`
+	Size       int             `json:"size,omitempty"`
+	DurationMs int64           `json:"durationMs,omitempty"`
+}
+
+// Status part kinds.
+const (
+	StatusRetry = "retry" // a rate-limited request is retried after a wait
+	StatusError = "error" // the message ended with Error
+)
+
+// StatusInfo is a status line inside a message.
+type StatusInfo struct {
+	Kind    string        `json:"kind"`
+	Error   *apperr.Error `json:"error,omitempty"`
+	Attempt int           `json:"attempt,omitempty"`
+	WaitMs  int64         `json:"waitMs,omitempty"`
+}
+
+// Message statuses.
+const (
+	MessageComplete    = "complete"
+	MessageStreaming   = "streaming"
+	MessageStopped     = "stopped"
+	MessageError       = "error"
+	MessageInterrupted = "interrupted" // the process died while it streamed
+)
+
+// Roles of stored messages.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one user or assistant message; an assistant message holds every round of
+// one answer (reasoning, text, tool calls and results).
+type Message struct {
+	ID           string        `json:"id"`
+	SessionID    string        `json:"sessionId"`
+	Seq          int           `json:"seq"`
+	Role         string        `json:"role"`
+	Status       string        `json:"status"`
+	ProviderID   string        `json:"providerId,omitempty"`
+	Model        string        `json:"model,omitempty"`
+	FinishReason string        `json:"finishReason,omitempty"`
+	Usage        *llm.Usage    `json:"usage,omitempty"`
+	Error        *apperr.Error `json:"error,omitempty"`
+	// Parts is omitted in message:updated events (keep the parts you have).
+	Parts     []Part `json:"parts,omitempty"`
+	CreatedAt int64  `json:"createdAt"`
+	UpdatedAt int64  `json:"updatedAt"`
+}
+
+// Session kinds.
+const (
+	KindChat = "chat"
+	KindTask = "task"
+)
+
+// State is a session's state, derived in one place (Service.State) from its run.
+type State string
+
+// Session states.
+const (
+	StateIdle             State = "idle"
+	StateStreaming        State = "streaming"
+	StateAwaitingApproval State = "awaiting-approval"
+)
+
+// EditMode says what EditAndResend does to later messages; the UI states it.
+const EditMode = "truncate"
+
+// Session is one conversation and its settings.
+type Session struct {
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Title        string   `json:"title"`
+	ProviderID   string   `json:"providerId"` // "" = the default provider
+	Model        string   `json:"model"`      // "" = the provider's default model
+	SystemPrompt string   `json:"systemPrompt"`
+	Temperature  *float64 `json:"temperature"` // null = the provider's default
+	Toolsets     []string `json:"toolsets"`
+	State        State    `json:"state"`
+	CreatedAt    int64    `json:"createdAt"`
+	UpdatedAt    int64    `json:"updatedAt"`
+}
+
+// SessionInput creates a session; empty fields take defaults (kind chat, the last used
+// provider and model).
+type SessionInput struct {
+	Kind         string   `json:"kind,omitempty"`
+	Title        string   `json:"title,omitempty"`
+	ProviderID   string   `json:"providerId,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	SystemPrompt string   `json:"systemPrompt,omitempty"`
+	Temperature  *float64 `json:"temperature,omitempty"`
+	Toolsets     []string `json:"toolsets,omitempty"`
+}
+
+// SessionPatch changes the given fields of a session (nil = unchanged).
+type SessionPatch struct {
+	Title            *string   `json:"title,omitempty"`
+	ProviderID       *string   `json:"providerId,omitempty"`
+	Model            *string   `json:"model,omitempty"`
+	SystemPrompt     *string   `json:"systemPrompt,omitempty"`
+	Temperature      *float64  `json:"temperature,omitempty"`
+	ResetTemperature bool      `json:"resetTemperature,omitempty"`
+	Toolsets         *[]string `json:"toolsets,omitempty"`
+}
+
+// SessionList is the sidebar, stamped with the sessions topic's seq.
+type SessionList struct {
+	Seq      uint64    `json:"seq"`
+	Sessions []Session `json:"sessions"`
+}
+
+// Snapshot is one session with all its messages, stamped with its topic's seq: apply
+// only events with a higher seq.
+type Snapshot struct {
+	Seq      uint64    `json:"seq"`
+	Session  Session   `json:"session"`
+	Messages []Message `json:"messages"`
+	State    State     `json:"state"`
+	EditMode string    `json:"editMode"`
+}
+
+// SendResult names the messages a send created; the answer streams as events.
+type SendResult struct {
+	SessionID          string   `json:"sessionId"`
+	UserMessageID      string   `json:"userMessageId,omitempty"`
+	AssistantMessageID string   `json:"assistantMessageId"`
+	DeletedMessageIDs  []string `json:"deletedMessageIds,omitempty"`
+	EditMode           string   `json:"editMode,omitempty"`
+}
+
+// Event types on the topic `session:<id>`.
+const (
+	EventMessageAppended = "message:appended" // Message with its parts
+	EventMessageUpdated  = "message:updated"  // Message without parts (status, usage, error)
+	EventMessagesDeleted = "messages:deleted" // MessagesDeleted
+	EventPartAppended    = "part:appended"    // Part
+	EventPartDelta       = "part:delta"       // PartDelta
+	EventPartUpdated     = "part:updated"     // Part (full, replaces the one with its id)
+	EventSessionState    = "session:state"    // StateChange
+	EventSessionUpdated  = "session:updated"  // Session
+	EventSessionDeleted  = "session:deleted"  // SessionRef
+)
+
+// Event types on the topic `sessions`.
+const (
+	EventSessionsUpserted = "sessions:upserted" // Session (new, renamed, state changed)
+	EventSessionsRemoved  = "sessions:removed"  // SessionRef
+)
+
+// PartDelta appends Text to a streaming part's field ("text" or, for tool-call,
+// "arguments"). Offset is the field's length in UTF-16 code units (JavaScript
+// string.length) before the append: apply it as field = field.slice(0, offset) + text
+// when offset <= field.length, and reload the snapshot when offset > field.length.
+type PartDelta struct {
+	MessageID string `json:"messageId"`
+	PartID    string `json:"partId"`
+	Index     int    `json:"index"`
+	Field     string `json:"field"`
+	Offset    int    `json:"offset"`
+	Text      string `json:"text"`
+}
+
+// MessagesDeleted lists messages removed by regenerate or edit-and-resend.
+type MessagesDeleted struct {
+	SessionID  string   `json:"sessionId"`
+	MessageIDs []string `json:"messageIds"`
+}
+
+// StateChange announces a session's new state; MessageID is the message being answered.
+type StateChange struct {
+	SessionID string `json:"sessionId"`
+	State     State  `json:"state"`
+	MessageID string `json:"messageId,omitempty"`
+}
+
+// SessionRef names a session.
+type SessionRef struct {
+	SessionID string `json:"sessionId"`
+}

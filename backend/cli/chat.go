@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/events"
+)
+
+const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] PROMPT
+  The answer streams to stdout; reasoning and tool calls go to stderr.
+  --json prints every session event as one JSON line instead.
+  Without PROMPT the prompt is read from stdin. Ctrl-C stops the answer (what arrived is kept).`
+
+func runChat(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "chat")
+	sessionID := f.String("session", "", "continue this session")
+	provider := f.String("provider", "", "provider name or id (default: the session's, or the last used)")
+	model := f.String("model", "", "model id (default: the provider's default)")
+	task := f.Bool("task", false, "create a task session (sandbox tools)")
+	system := f.String("system", "", "system prompt of a new session")
+	asJSON := f.Bool("json", false, "print events as JSON lines")
+	f.Usage = func() { fmt.Fprintln(env.Stderr, chatUsage) }
+	pos, err := parseInterspersed(f, args)
+	if err != nil {
+		return flagErr(err)
+	}
+	prompt := strings.Join(pos, " ")
+	if strings.TrimSpace(prompt) == "" || prompt == "-" {
+		if st, err := os.Stdin.Stat(); env.Stdin == os.Stdin && err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return usageErr("%s", chatUsage)
+		}
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, 4<<20))
+		if err != nil {
+			return err
+		}
+		prompt = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return usageErr("%s", chatUsage)
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	providerID := ""
+	if *provider != "" {
+		p, err := s.Providers.Get(ctx, *provider)
+		if err != nil {
+			return err
+		}
+		providerID = p.ID
+	}
+	var sess chat.Session
+	if *sessionID != "" {
+		snap, err := s.Chat.GetSession(ctx, *sessionID)
+		if err != nil {
+			return err
+		}
+		sess = snap.Session
+		var patch chat.SessionPatch
+		if providerID != "" {
+			patch.ProviderID = &providerID
+		}
+		if *model != "" {
+			patch.Model = model
+		}
+		if patch.ProviderID != nil || patch.Model != nil {
+			if sess, err = s.Chat.UpdateSession(ctx, sess.ID, patch); err != nil {
+				return err
+			}
+		}
+	} else {
+		in := chat.SessionInput{ProviderID: providerID, Model: *model, SystemPrompt: *system}
+		if *task {
+			in.Kind = chat.KindTask
+		}
+		if sess, err = s.Chat.CreateSession(ctx, in); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
+
+	sub := s.Bus.Subscribe(1 << 16)
+	defer sub.Close()
+	res, err := s.Chat.SendMessage(ctx, sess.ID, prompt)
+	if err != nil {
+		return err
+	}
+	out := &chatPrinter{env: env, json: *asJSON, msgID: res.AssistantMessageID, printed: map[string]int{}, kinds: map[string]chat.PartType{}, shownCalls: map[string]bool{}}
+	topic := events.SessionTopic(sess.ID)
+	for {
+		select {
+		case ev, ok := <-sub.C:
+			if !ok {
+				return apperr.New(apperr.Internal, "event stream closed")
+			}
+			if ev.Topic != topic {
+				continue
+			}
+			if done, err := out.event(ev); done || err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := s.Chat.Stop(stopCtx, sess.ID)
+			cancel()
+			// Print what the stop flushed, then report the interruption.
+			for {
+				select {
+				case ev := <-sub.C:
+					if ev.Topic == topic {
+						if done, _ := out.event(ev); done {
+							return stopErr(err)
+						}
+					}
+				default:
+					return stopErr(err)
+				}
+			}
+		}
+	}
+}
+
+// flagErr turns a flag parse error (already printed with the usage) into exit code 2.
+func flagErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return exitError{code: 2}
+}
+
+func stopErr(err error) error {
+	if err != nil {
+		return err
+	}
+	return exitError{code: 130}
+}
+
+// chatPrinter renders session events on a terminal (or as JSON lines).
+type chatPrinter struct {
+	env        *Env
+	json       bool
+	msgID      string
+	printed    map[string]int // bytes of a text part already written
+	kinds      map[string]chat.PartType
+	shownCalls map[string]bool
+	newline    bool // the last byte written to stdout was not a newline
+}
+
+// event handles one event; done is true when the answer ended.
+func (p *chatPrinter) event(ev events.Event) (bool, error) {
+	if p.json {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(p.env.Stdout, "%s\n", b)
+	}
+	switch ev.Type {
+	case chat.EventPartAppended, chat.EventPartUpdated:
+		var part chat.Part
+		if err := json.Unmarshal(ev.Data, &part); err != nil || part.MessageID != p.msgID {
+			return false, nil
+		}
+		p.part(part)
+	case chat.EventPartDelta:
+		var d chat.PartDelta
+		if err := json.Unmarshal(ev.Data, &d); err != nil || d.MessageID != p.msgID || p.kinds[d.PartID] != chat.PartText {
+			return false, nil
+		}
+		p.text(d.PartID, "", d.Text, true)
+	case chat.EventMessageUpdated:
+		var m chat.Message
+		if err := json.Unmarshal(ev.Data, &m); err != nil || m.ID != p.msgID || m.Status == chat.MessageStreaming {
+			return false, nil
+		}
+		if !p.json && p.newline {
+			fmt.Fprintln(p.env.Stdout)
+		}
+		switch m.Status {
+		case chat.MessageError:
+			if m.Error != nil {
+				return true, m.Error
+			}
+			return true, apperr.New(apperr.Unknown, "the answer failed")
+		case chat.MessageStopped:
+			if !p.json {
+				fmt.Fprintln(p.env.Stderr, "[stopped; what arrived is kept]")
+			}
+			return true, exitError{code: 130}
+		}
+		if !p.json && m.Usage != nil {
+			fmt.Fprintf(p.env.Stderr, "[%d prompt + %d completion tokens]\n", m.Usage.PromptTokens, m.Usage.CompletionTokens)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (p *chatPrinter) part(part chat.Part) {
+	p.kinds[part.ID] = part.Type
+	if p.json {
+		return
+	}
+	switch part.Type {
+	case chat.PartText:
+		p.text(part.ID, part.Text, "", false)
+	case chat.PartReasoning:
+		if part.State == chat.PartDone {
+			fmt.Fprintf(p.env.Stderr, "[reasoning] %s\n", oneLine(part.Text, 400))
+		}
+	case chat.PartToolCall:
+		if part.State == chat.PartDone && part.Tool != nil && !p.shownCalls[part.Tool.CallID] {
+			p.shownCalls[part.Tool.CallID] = true
+			fmt.Fprintf(p.env.Stderr, "[tool] %s %s\n", part.Tool.Name, oneLine(part.Tool.Arguments, 200))
+		}
+	case chat.PartToolResult, chat.PartToolError, chat.PartToolStopped:
+		if part.Tool != nil {
+			fmt.Fprintf(p.env.Stderr, "[%s] %s: %s\n", part.Type, part.Tool.Name, oneLine(part.Tool.Content, 200))
+		}
+	case chat.PartStatus:
+		if part.Status != nil && part.Status.Kind == chat.StatusRetry {
+			fmt.Fprintf(p.env.Stderr, "[rate limited, retrying in %.1f s]\n", float64(part.Status.WaitMs)/1000)
+		}
+	}
+}
+
+// text writes what of a text part was not written yet: a delta, or the tail of the full
+// text a part event carries.
+func (p *chatPrinter) text(id, full, delta string, isDelta bool) {
+	if p.json {
+		return
+	}
+	var chunk string
+	if isDelta {
+		chunk = delta
+	} else if n := p.printed[id]; len(full) > n {
+		chunk = full[n:]
+	}
+	if chunk == "" {
+		return
+	}
+	p.printed[id] += len(chunk)
+	io.WriteString(p.env.Stdout, chunk)
+	if f, ok := p.env.Stdout.(interface{ Sync() error }); ok {
+		_ = f.Sync()
+	}
+	p.newline = !strings.HasSuffix(chunk, "\n")
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}

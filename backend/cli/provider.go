@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cairn-app/cairn/backend/llm"
+)
+
+// stringList is a repeatable string flag (--model a --model b, or --model a,b).
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*s = append(*s, p)
+		}
+	}
+	return nil
+}
+
+const providerUsage = `usage:
+  cairn provider add NAME --base-url URL --model MODEL [--model MODEL2] [--preset ID] [--api-key-stdin]
+                          [--context-window N] [--no-tools] [--vision] [--reasoning]
+  cairn provider list [--json]
+  cairn provider presets [--json]
+  cairn provider models NAME [--json]     (fetch the list from the provider)
+  cairn provider test NAME [--model MODEL]
+  cairn provider remove NAME
+The API key is read from stdin (--api-key-stdin), never from arguments.`
+
+func runProvider(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "provider")
+	asJSON := f.Bool("json", false, "print JSON")
+	baseURL := f.String("base-url", "", "OpenAI-compatible base URL (…/v1)")
+	preset := f.String("preset", "", "preset id (openai, deepseek, openrouter, moonshot, zhipu, qwen, siliconflow, ollama, lmstudio, custom)")
+	keyStdin := f.Bool("api-key-stdin", false, "read the API key from stdin")
+	ctxWin := f.Int("context-window", 0, "context window of the models, in tokens")
+	noTools := f.Bool("no-tools", false, "the models do not support tools")
+	vision := f.Bool("vision", false, "the models accept images")
+	reasoning := f.Bool("reasoning", false, "the models reason (show reasoning parts)")
+	var models stringList
+	f.Var(&models, "model", "model id (repeatable)")
+	f.Usage = func() { fmt.Fprintln(env.Stderr, providerUsage) }
+	pos, err := parseInterspersed(f, args)
+	if err != nil {
+		return flagErr(err)
+	}
+	if len(pos) == 0 {
+		pos = []string{"list"}
+	}
+	sub, rest := pos[0], pos[1:]
+	if sub == "presets" {
+		return printPresets(env, *asJSON)
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch sub {
+	case "add":
+		if len(rest) != 1 {
+			return usageErr("%s", providerUsage)
+		}
+		in := llm.ProviderInput{Name: rest[0], Preset: *preset, BaseURL: *baseURL}
+		for i, m := range models {
+			mod := llm.GuessModel(m)
+			mod.Source = llm.SourceManual
+			if *ctxWin > 0 {
+				mod.ContextWindow = *ctxWin
+			}
+			if *noTools {
+				mod.SupportsTools = false
+			}
+			mod.Vision = mod.Vision || *vision
+			mod.Reasoning = mod.Reasoning || *reasoning
+			in.Models = append(in.Models, mod)
+			if i == 0 {
+				in.DefaultModel = m
+			}
+		}
+		if *keyStdin {
+			key, err := readSecret(env.Stdin)
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(key) == "" {
+				return usageErr("--api-key-stdin: nothing on stdin")
+			}
+			in.APIKey = key
+		}
+		p, err := s.Providers.Save(ctx, in)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, p)
+		}
+		key := "no key"
+		if p.KeySet {
+			kind, _ := s.Secrets.Backend()
+			key = "key stored in " + kind
+		}
+		fmt.Fprintf(env.Stdout, "added %s (%s, %s, %d models)\n", p.Name, p.BaseURL, key, len(p.Models))
+		return nil
+	case "list":
+		snap, err := s.Providers.List(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, snap.Providers)
+		}
+		if len(snap.Providers) == 0 {
+			fmt.Fprintln(env.Stdout, "no providers yet: cairn provider add NAME --base-url URL --model MODEL [--api-key-stdin]")
+			return nil
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tBASE URL\tKEY\tDEFAULT MODEL\tMODELS")
+		for _, p := range snap.Providers {
+			key := "-"
+			if p.KeySet {
+				key = "set"
+				if p.KeyLast4 != "" {
+					key += " (…" + p.KeyLast4 + ")"
+				}
+			} else if p.NeedsKey {
+				key = "MISSING"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", p.Name, p.BaseURL, key, orDash(p.DefaultModel), len(p.Models))
+		}
+		return tw.Flush()
+	case "models":
+		if len(rest) != 1 {
+			return usageErr("usage: cairn provider models NAME")
+		}
+		p, err := s.Providers.FetchModels(ctx, rest[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, p.Models)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "MODEL\tCONTEXT\tTOOLS\tVISION\tREASONING\tSOURCE")
+		for _, m := range p.Models {
+			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%s\n", m.ID, m.ContextWindow, m.SupportsTools, m.Vision, m.Reasoning, m.Source)
+		}
+		return tw.Flush()
+	case "test":
+		if len(rest) != 1 {
+			return usageErr("usage: cairn provider test NAME [--model MODEL]")
+		}
+		model := ""
+		if len(models) > 0 {
+			model = models[0]
+		}
+		res, err := s.Providers.Test(ctx, rest[0], model)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, res)
+		}
+		if res.Error != nil {
+			return res.Error
+		}
+		fmt.Fprintf(env.Stdout, "ok: %s answered %q in %d ms\n", res.Model, res.Reply, res.LatencyMs)
+		return nil
+	case "remove", "rm", "delete":
+		if len(rest) != 1 {
+			return usageErr("usage: cairn provider remove NAME")
+		}
+		if err := s.Providers.Delete(ctx, rest[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "removed %s\n", rest[0])
+		return nil
+	}
+	return usageErr("unknown provider subcommand %q\n%s", sub, providerUsage)
+}
+
+func printPresets(env *Env, asJSON bool) error {
+	ps := llm.Presets()
+	if asJSON {
+		return writeJSON(env.Stdout, ps)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	for _, p := range ps {
+		key := "no key"
+		if p.NeedsKey {
+			key = "needs key"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Name, orDash(p.BaseURL), key)
+	}
+	return tw.Flush()
+}

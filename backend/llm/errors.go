@@ -1,0 +1,231 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// failure is a provider's error answer, normalised from go-openai's error types or from a
+// plain HTTP response.
+type failure struct {
+	status     int // 0 when the error arrived inside a stream
+	code       string
+	typ        string
+	message    string
+	jsonBody   bool // the provider answered with an OpenAI-style JSON error
+	retryAfter time.Duration
+	hasRetry   bool
+}
+
+// target names what a call went to, for the error parameters.
+type target struct {
+	providerID string
+	baseURL    string
+	model      string
+}
+
+var (
+	reContextTooLong = regexp.MustCompile(`(?i)context[ _-]?length|maximum context|context window|too many tokens|reduce the length|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context)|token limit`)
+	reToolsUnsupp    = regexp.MustCompile(`(?i)does not support (tools|tool|function)|(tools?|function[ _-]?call(ing|s)?|tool[ _-]?(use|call(ing|s)?)) (is |are )?not supported|not support(ed)? (tools|function[ _-]?call)|unsupported.{0,20}\btools?\b|\btools?\b.{0,20}unsupported`)
+	reModelMissing   = regexp.MustCompile(`(?i)model.{0,80}(not found|does not exist|not exist|unknown|invalid model)|model_not_found|no such model|unknown model|invalid model`)
+)
+
+// classify turns a provider failure into the apperr the user sees.
+func classify(f failure, t target) *apperr.Error {
+	msg := strings.TrimSpace(f.message)
+	if msg == "" {
+		msg = http.StatusText(f.status)
+	}
+	code := strings.ToLower(f.code)
+	detail := fmt.Sprintf("provider %s (%s) answered %d: %s", t.baseURL, t.model, f.status, msg)
+	if f.status == 0 {
+		detail = fmt.Sprintf("provider %s (%s) sent an error in the stream: %s", t.baseURL, t.model, msg)
+	}
+	withProvider := func(e *apperr.Error) *apperr.Error {
+		if t.providerID != "" {
+			e = e.WithParam("providerId", t.providerID)
+		}
+		return e
+	}
+	switch {
+	case f.status == http.StatusUnauthorized || code == "invalid_api_key" || code == "authentication_error" || f.typ == "authentication_error":
+		return withProvider(apperr.New(apperr.ModelAuthFailed, "%s", detail))
+	case f.status == http.StatusForbidden && !reToolsUnsupp.MatchString(msg):
+		return withProvider(apperr.New(apperr.ModelAuthFailed, "%s", detail))
+	case code == "insufficient_quota" || strings.Contains(strings.ToLower(msg), "insufficient balance") || f.status == http.StatusPaymentRequired:
+		return withProvider(apperr.New(apperr.ModelBadRequest, "%s", detail).WithParam("message", msg).WithAction("open-settings", "providers"))
+	case f.status == http.StatusTooManyRequests || code == "rate_limit_exceeded" || f.typ == "rate_limit_error":
+		secs := 0
+		if f.hasRetry {
+			secs = int(math.Ceil(f.retryAfter.Seconds()))
+		}
+		return apperr.New(apperr.ModelRateLimited, "%s", detail).WithParam("retryAfter", secs)
+	case code == "context_length_exceeded" || f.status == http.StatusRequestEntityTooLarge || reContextTooLong.MatchString(msg):
+		return apperr.New(apperr.ModelContextTooLong, "%s", detail).WithParam("model", t.model)
+	case reToolsUnsupp.MatchString(msg):
+		return withProvider(apperr.New(apperr.ModelToolsUnsupp, "%s", detail).WithParam("model", t.model))
+	case f.status == http.StatusNotFound && !f.jsonBody:
+		// A bare 404 page: the base URL is not an OpenAI-compatible API root.
+		reason := fmt.Sprintf("%s has no /chat/completions (HTTP 404); check the base URL (it usually ends in /v1)", t.baseURL)
+		return withProvider(apperr.New(apperr.ProviderInvalid, "%s", detail).WithParam("reason", reason))
+	case f.status == http.StatusNotFound || code == "model_not_found" || reModelMissing.MatchString(msg):
+		return withProvider(apperr.New(apperr.ModelNotFound, "%s", detail).WithParam("model", t.model))
+	case f.status >= 500:
+		return apperr.New(apperr.ModelServerError, "%s", detail).WithParam("status", f.status)
+	default:
+		return apperr.New(apperr.ModelBadRequest, "%s", detail).WithParam("message", msg)
+	}
+}
+
+// mapError maps an error of a request (before any stream data) to an apperr. meta holds
+// the response headers the transport saw.
+func mapError(ctx context.Context, err error, meta *respMeta, t target) *apperr.Error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return apperr.Wrap(context.Canceled, apperr.Canceled, "request to %s cancelled", t.baseURL)
+	}
+	var f failure
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		f = failure{status: apiErr.HTTPStatusCode, typ: apiErr.Type, message: apiErr.Message, jsonBody: true}
+		f.code = codeString(apiErr.Code)
+	case errors.As(err, &reqErr):
+		f = failure{status: reqErr.HTTPStatusCode, message: bodyMessage(reqErr.Body)}
+		if reqErr.HTTPStatusCode == 0 {
+			return unreachable(err, t)
+		}
+	case isNetError(err) || isURLError(err):
+		return unreachable(err, t)
+	default:
+		// Refused before sending (go-openai's own request checks).
+		return apperr.Wrap(err, apperr.ModelBadRequest, "request to %s not sent", t.baseURL).WithParam("message", err.Error())
+	}
+	if meta != nil {
+		f.retryAfter, f.hasRetry = meta.retry()
+	}
+	return classify(f, t)
+}
+
+// mapStreamError maps an error that ended a stream after it started.
+func mapStreamError(ctx context.Context, err error, t target) *apperr.Error {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return apperr.Wrap(context.Canceled, apperr.Canceled, "stream from %s cancelled", t.baseURL)
+	}
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return classify(failure{typ: apiErr.Type, code: codeString(apiErr.Code), message: apiErr.Message, jsonBody: true}, t)
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return apperr.Wrap(err, apperr.ModelStreamMalformed, "malformed stream from %s", t.baseURL)
+	case errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
+		return apperr.Wrap(err, apperr.ModelStreamMalformed, "stream from %s broke off", t.baseURL)
+	}
+	return apperr.Wrap(err, apperr.ModelStreamMalformed, "stream from %s failed", t.baseURL)
+}
+
+func unreachable(err error, t target) *apperr.Error {
+	host := t.baseURL
+	if u, perr := url.Parse(t.baseURL); perr == nil && u.Host != "" {
+		host = u.Scheme + "://" + u.Host
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && !isNetError(ue.Err) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme") {
+		return apperr.Wrap(err, apperr.ProviderInvalid, "bad base URL %s", t.baseURL).
+			WithParam("reason", "the base URL must start with http:// or https://")
+	}
+	e := apperr.Wrap(err, apperr.ModelUnreachable, "cannot reach %s", t.baseURL).WithParam("url", host)
+	if t.providerID != "" {
+		e = e.WithParam("providerId", t.providerID)
+	}
+	return e
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	var de *net.DNSError
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &de)
+}
+
+func isURLError(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+func codeString(c any) string {
+	switch v := c.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// bodyMessage pulls a readable message out of a non-standard error body.
+func bodyMessage(body []byte) string {
+	var generic map[string]any
+	if json.Unmarshal(body, &generic) == nil {
+		for _, k := range []string{"message", "error", "detail", "msg"} {
+			switch v := generic[k].(type) {
+			case string:
+				return v
+			case map[string]any:
+				if m, ok := v["message"].(string); ok {
+					return m
+				}
+			}
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an HTTP date).
+func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}

@@ -1,0 +1,122 @@
+package llmtest
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ScenarioModelPrefix selects a scenario by model name in the "auto" scenario:
+// model "fake-tools" gets the "tools" scenario.
+const ScenarioModelPrefix = "fake-"
+
+// MarkdownAnswer is the "markdown" scenario's reply: a GFM table, code and KaTeX math.
+const MarkdownAnswer = "# Cairn test answer\n\nHere is a **table**:\n\n| Tool | Kind |\n| --- | --- |\n| web_search | web |\n| kb_search | kb |\n\n" +
+	"```go\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n```\n\nAnd math: $E = mc^2$ and\n\n$$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$\n"
+
+// Scenarios maps a name to a stateless reply function: the reply depends only on the
+// request, so a browser test can send as many messages as it likes.
+func Scenarios() map[string]func(Request) Reply {
+	return map[string]func(Request) Reply{
+		"echo": func(r Request) Reply {
+			return Reply{Text: "You said: " + lastUserText(r.Body), Delay: 5 * time.Millisecond}
+		},
+		"markdown": func(r Request) Reply {
+			return Reply{Text: MarkdownAnswer, ChunkRunes: 4, Delay: 5 * time.Millisecond}
+		},
+		"reasoning": func(r Request) Reply {
+			return Reply{Reasoning: "The user wants an answer. Let me think step by step.", Text: "The answer is 42.", Delay: 5 * time.Millisecond}
+		},
+		"tools": toolsScenario,
+		"slow": func(r Request) Reply {
+			return Reply{Text: strings.Repeat("slow token ", 300), ChunkRunes: 11, Delay: 100 * time.Millisecond}
+		},
+		"401": func(Request) Reply {
+			return Reply{Status: 401, Error: &APIError{Message: "Incorrect API key provided.", Type: "invalid_request_error", Code: "invalid_api_key"}}
+		},
+		"404": func(r Request) Reply {
+			return Reply{Status: 404, Error: &APIError{Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", r.Body.Model), Type: "invalid_request_error", Code: "model_not_found"}}
+		},
+		"429": func(Request) Reply {
+			return Reply{Status: 429, Header: map[string]string{"Retry-After": "30"}, Error: &APIError{Message: "Rate limit reached for requests", Type: "requests", Code: "rate_limit_exceeded"}}
+		},
+		"500": func(Request) Reply {
+			return Reply{Status: 500, Error: &APIError{Message: "The server had an error while processing your request.", Type: "server_error"}}
+		},
+		"tokens": func(r Request) Reply {
+			// As many 4-byte tokens as the last user message says (default 1000), at full
+			// speed: for throughput benchmarks.
+			n, err := strconv.Atoi(strings.TrimSpace(lastUserText(r.Body)))
+			if err != nil || n <= 0 {
+				n = 1000
+			}
+			return Reply{Text: strings.Repeat("tok ", n), ChunkRunes: 4, Usage: &Usage{PromptTokens: 10, CompletionTokens: n}}
+		},
+		"cut": func(Request) Reply {
+			return Reply{Text: "This answer will be cut off in the middle of a chunk", ChunkRunes: 5, CutAfter: 6, Delay: 5 * time.Millisecond}
+		},
+		"malformed": func(Request) Reply {
+			return Reply{Text: "This answer turns into garbage", ChunkRunes: 5, MalformedAfter: 4, Delay: 5 * time.Millisecond}
+		},
+	}
+}
+
+// ScenarioNames lists the scenarios, sorted, plus "auto".
+func ScenarioNames() []string {
+	var out []string
+	for k := range Scenarios() {
+		out = append(out, k)
+	}
+	out = append(out, "auto")
+	sort.Strings(out)
+	return out
+}
+
+// Auto picks the scenario from the request's model ("fake-<scenario>"); any other model
+// gets a 404 model_not_found, like a real provider.
+func Auto(r Request) Reply {
+	name, ok := strings.CutPrefix(r.Body.Model, ScenarioModelPrefix)
+	if fn, found := Scenarios()[name]; ok && found {
+		return fn(r)
+	}
+	return Scenarios()["404"](r)
+}
+
+// AutoModels lists a model per scenario for GET /v1/models in the "auto" scenario.
+func AutoModels() []Model {
+	var out []Model
+	for _, n := range ScenarioNames() {
+		if n == "auto" {
+			continue
+		}
+		out = append(out, Model{ID: ScenarioModelPrefix + n, ContextLength: 32768, SupportedParameters: []string{"tools"}})
+	}
+	return out
+}
+
+// toolsScenario calls the first offered tool with {} and then answers with what it got.
+func toolsScenario(r Request) Reply {
+	last := r.Body.LastMessage()
+	if last.Role == "tool" {
+		content := last.Content
+		if len(content) > 200 {
+			content = content[:200] + "…"
+		}
+		return Reply{Text: "The tool returned: " + content, Delay: 5 * time.Millisecond}
+	}
+	if len(r.Body.Tools) == 0 {
+		return Reply{Text: "No tools were offered, so I answer directly.", Delay: 5 * time.Millisecond}
+	}
+	return Reply{ToolCalls: []ToolCall{{Name: r.Body.Tools[0].Function.Name, Arguments: "{}"}}, Delay: 5 * time.Millisecond}
+}
+
+func lastUserText(b ChatRequest) string {
+	for i := len(b.Messages) - 1; i >= 0; i-- {
+		if b.Messages[i].Role == "user" {
+			return b.Messages[i].Content
+		}
+	}
+	return ""
+}

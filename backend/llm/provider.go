@@ -1,0 +1,180 @@
+// Package llm talks to OpenAI-compatible model providers through go-openai: the provider
+// list (stored in SQLite, keys in the secret store), model lists and capabilities, one
+// streaming chat call with tool-call accumulation, and the mapping of every provider
+// failure to an apperr the user can act on.
+package llm
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Preset is a known provider the UI offers as a starting point.
+type Preset struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	BaseURL  string `json:"baseUrl"`
+	NeedsKey bool   `json:"needsKey"`
+	KeyURL   string `json:"keyUrl,omitempty"` // where to get a key
+	// Models is a suggested starting list; FetchModels replaces it with the real one.
+	Models []Model `json:"models,omitempty"`
+}
+
+// PresetCustom is the preset id of any other OpenAI-compatible endpoint.
+const PresetCustom = "custom"
+
+// Presets lists the providers Cairn knows by name, in display order.
+func Presets() []Preset {
+	m := func(id string) Model { return GuessModel(id) }
+	return []Preset{
+		{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", NeedsKey: true, KeyURL: "https://platform.openai.com/api-keys",
+			Models: []Model{m("gpt-4.1"), m("gpt-4.1-mini"), m("gpt-4o"), m("o4-mini")}},
+		{ID: "deepseek", Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", NeedsKey: true, KeyURL: "https://platform.deepseek.com/api_keys",
+			Models: []Model{m("deepseek-chat"), m("deepseek-reasoner")}},
+		{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true, KeyURL: "https://openrouter.ai/keys"},
+		{ID: "moonshot", Name: "Moonshot (Kimi)", BaseURL: "https://api.moonshot.cn/v1", NeedsKey: true, KeyURL: "https://platform.moonshot.cn/console/api-keys",
+			Models: []Model{m("kimi-k2-0905-preview"), m("moonshot-v1-128k")}},
+		{ID: "zhipu", Name: "Zhipu GLM", BaseURL: "https://open.bigmodel.cn/api/paas/v4", NeedsKey: true, KeyURL: "https://open.bigmodel.cn/usercenter/apikeys",
+			Models: []Model{m("glm-4.5"), m("glm-4.5-air"), m("glm-4v-plus")}},
+		{ID: "qwen", Name: "Qwen (DashScope)", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", NeedsKey: true, KeyURL: "https://dashscope.console.aliyun.com/apiKey",
+			Models: []Model{m("qwen-plus"), m("qwen-max"), m("qwen-turbo"), m("qwen-vl-max")}},
+		{ID: "siliconflow", Name: "SiliconFlow", BaseURL: "https://api.siliconflow.cn/v1", NeedsKey: true, KeyURL: "https://cloud.siliconflow.cn/account/ak",
+			Models: []Model{m("deepseek-ai/DeepSeek-V3"), m("Qwen/Qwen2.5-72B-Instruct")}},
+		{ID: "ollama", Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", NeedsKey: false},
+		{ID: "lmstudio", Name: "LM Studio", BaseURL: "http://127.0.0.1:1234/v1", NeedsKey: false},
+		{ID: PresetCustom, Name: "Custom (OpenAI-compatible)", BaseURL: "", NeedsKey: false},
+	}
+}
+
+// PresetByID returns a preset; ok is false for an unknown id.
+func PresetByID(id string) (Preset, bool) {
+	for _, p := range Presets() {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// Model is one model of a provider with the capabilities the agent loop and the tool
+// system need. Every field but ID is editable by the user.
+type Model struct {
+	ID            string `json:"id"`
+	ContextWindow int    `json:"contextWindow"` // tokens; 0 = unknown
+	SupportsTools bool   `json:"supportsTools"`
+	Vision        bool   `json:"vision"`
+	Reasoning     bool   `json:"reasoning"`
+	Source        string `json:"source"` // "fetched" | "manual" | "preset"
+}
+
+// Model sources.
+const (
+	SourceFetched = "fetched"
+	SourceManual  = "manual"
+	SourcePreset  = "preset"
+)
+
+// Provider is a configured endpoint. The API key is never part of it: KeySet and
+// KeyLast4 say what a window may know.
+type Provider struct {
+	ID           string  `json:"id"`
+	Name         string  `json:"name"`
+	Preset       string  `json:"preset"`
+	BaseURL      string  `json:"baseUrl"`
+	Models       []Model `json:"models"`
+	DefaultModel string  `json:"defaultModel"`
+	NeedsKey     bool    `json:"needsKey"`
+	KeySet       bool    `json:"keySet"`
+	KeyLast4     string  `json:"keyLast4,omitempty"`
+	CreatedAt    int64   `json:"createdAt"`
+	UpdatedAt    int64   `json:"updatedAt"`
+}
+
+// Model returns the provider's entry for id, or a guessed one when the user typed a model
+// the list does not have.
+func (p Provider) Model(id string) Model {
+	for _, m := range p.Models {
+		if m.ID == id {
+			return m
+		}
+	}
+	g := GuessModel(id)
+	g.Source = SourceManual
+	return g
+}
+
+// ProviderInput is what a window sends to create (ID empty) or update a provider. APIKey
+// is stored in the secret store when non-empty and never read back; ClearKey removes it.
+type ProviderInput struct {
+	ID           string  `json:"id,omitempty"`
+	Name         string  `json:"name"`
+	Preset       string  `json:"preset,omitempty"`
+	BaseURL      string  `json:"baseUrl"`
+	Models       []Model `json:"models,omitempty"`
+	DefaultModel string  `json:"defaultModel,omitempty"`
+	APIKey       string  `json:"apiKey,omitempty"`
+	ClearKey     bool    `json:"clearKey,omitempty"`
+}
+
+// SecretName is the secret-store name of a provider's API key.
+func SecretName(providerID string) string { return "provider." + providerID + ".apiKey" }
+
+type capRule struct {
+	re  *regexp.Regexp
+	ctx int
+	// tools, vision, reasoning as 0 = leave, 1 = yes, -1 = no
+	tools, vision, reasoning int
+}
+
+// capRules are matched in order against a lower-case model id; the first rule that sets a
+// field wins for that field. They are guesses the user can correct in Settings.
+var capRules = []capRule{
+	{re: regexp.MustCompile(`embed|whisper|tts|dall-e|moderation|rerank|bge-|text-embedding`), tools: -1},
+	{re: regexp.MustCompile(`deepseek-reasoner|deepseek-r1|qwq|-thinking|o1|o3|o4-mini|gpt-5|r1-distill`), reasoning: 1},
+	{re: regexp.MustCompile(`deepseek`), ctx: 131072, tools: 1},
+	{re: regexp.MustCompile(`gpt-4\.1`), ctx: 1047576, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`gpt-4o|gpt-5|o4-mini|o3`), ctx: 128000, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`gpt-4-turbo`), ctx: 128000, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`gpt-3\.5`), ctx: 16385, tools: 1},
+	{re: regexp.MustCompile(`kimi-k2`), ctx: 262144, tools: 1},
+	{re: regexp.MustCompile(`moonshot-v1-128k`), ctx: 131072, tools: 1},
+	{re: regexp.MustCompile(`moonshot-v1-32k`), ctx: 32768, tools: 1},
+	{re: regexp.MustCompile(`moonshot-v1-8k`), ctx: 8192, tools: 1},
+	{re: regexp.MustCompile(`glm-4v|glm-4\.5v|qwen-vl|qwen2\.5-vl|vl-|vision|llava|pixtral|gemma3`), vision: 1},
+	{re: regexp.MustCompile(`glm-4\.5|glm-4\.6`), ctx: 131072, tools: 1},
+	{re: regexp.MustCompile(`glm-4`), ctx: 128000, tools: 1},
+	{re: regexp.MustCompile(`qwen-max|qwen-plus|qwen-turbo|qwen3|qwen2\.5`), ctx: 131072, tools: 1},
+	{re: regexp.MustCompile(`claude`), ctx: 200000, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`gemini`), ctx: 1048576, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`llama3|llama-3|mistral|mixtral|qwen`), ctx: 32768, tools: 1},
+}
+
+// GuessModel fills in capabilities for a model id from well-known name patterns. Unknown
+// models are assumed to support tools: a provider that refuses says so, and the error
+// points to the switch.
+func GuessModel(id string) Model {
+	m := Model{ID: id, Source: SourcePreset}
+	low := strings.ToLower(id)
+	var ctxSet, toolsSet, visionSet, reasoningSet bool
+	for _, r := range capRules {
+		if !r.re.MatchString(low) {
+			continue
+		}
+		if r.ctx != 0 && !ctxSet {
+			m.ContextWindow, ctxSet = r.ctx, true
+		}
+		if r.tools != 0 && !toolsSet {
+			m.SupportsTools, toolsSet = r.tools > 0, true
+		}
+		if r.vision != 0 && !visionSet {
+			m.Vision, visionSet = r.vision > 0, true
+		}
+		if r.reasoning != 0 && !reasoningSet {
+			m.Reasoning, reasoningSet = r.reasoning > 0, true
+		}
+	}
+	if !toolsSet {
+		m.SupportsTools = true
+	}
+	return m
+}
