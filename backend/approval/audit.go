@@ -1,0 +1,246 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/permission"
+)
+
+// AuditEntry is one permission decision: automatic (a rule, the mode, the defaults, a
+// hook) or a user's (with the window it came from).
+type AuditEntry struct {
+	ID           int64  `json:"id"`
+	At           int64  `json:"at"` // unix ms
+	RequestID    string `json:"requestId,omitempty"`
+	SessionID    string `json:"sessionId,omitempty"`
+	SessionTitle string `json:"sessionTitle,omitempty"`
+	CallID       string `json:"callId,omitempty"`
+	Tool         string `json:"tool"`
+	ArgsSummary  string `json:"argsSummary"`
+	// Decision is allow_once, allow_session, allow_always or deny for a user's answer;
+	// auto_allow or auto_deny for one made by a rule, the mode, the defaults or a hook;
+	// cancelled, interrupted or resumed when a request ended otherwise.
+	Decision string `json:"decision"`
+	Behavior string `json:"behavior"` // allow | deny | ask
+	Source   string `json:"source"`
+	Window   string `json:"window,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	RuleID   string `json:"ruleId,omitempty"`
+	Mode     string `json:"mode,omitempty"`
+}
+
+// The decisions of the audit log that nobody was asked about.
+const (
+	AuditAutoAllow = "auto_allow"
+	AuditAutoDeny  = "auto_deny"
+)
+
+// maxSummary bounds the arguments summary of an audit entry (runes).
+const maxSummary = 500
+
+func auditFor(r Request, decision string, b permission.Behavior, source, reason, ruleID string) AuditEntry {
+	summary := r.Touches.Describe()
+	if summary == "" {
+		summary = string(compactJSON(r.Args))
+	}
+	if utf8.RuneCountInString(summary) > maxSummary {
+		summary = string([]rune(summary)[:maxSummary]) + "…"
+	}
+	return AuditEntry{
+		At: time.Now().UnixMilli(), RequestID: r.ID, SessionID: r.SessionID, CallID: r.CallID, Tool: r.Tool,
+		ArgsSummary: summary, Decision: decision, Behavior: string(b), Source: source, Window: r.Window,
+		Reason: reason, RuleID: ruleID, Mode: string(r.Mode),
+	}
+}
+
+// writeAudit appends an entry; the session's title is copied so the entry outlives it.
+func writeAudit(ctx context.Context, q querier, e AuditEntry) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO approval_audit (at, request_id, session_id, session_title, call_id, tool,
+		args_summary, decision, behavior, source, window_name, reason, rule_id, mode)
+		VALUES (?, ?, ?, COALESCE((SELECT title FROM sessions WHERE id = ?), ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.At, e.RequestID, e.SessionID, e.SessionID, e.CallID, e.Tool, e.ArgsSummary, e.Decision, e.Behavior, e.Source,
+		e.Window, e.Reason, e.RuleID, e.Mode)
+	return err
+}
+
+func (s *Service) pruneAudit(ctx context.Context, keep int) error {
+	_, err := s.db.ExecContext(ctx, "DELETE FROM approval_audit WHERE id <= (SELECT MAX(id) FROM approval_audit) - ?", keep)
+	return err
+}
+
+// AuditQuery filters the audit log; zero values filter nothing.
+type AuditQuery struct {
+	// Text is searched in the tool, arguments, session title, reason, window, decision
+	// and source (case-insensitive for Latin letters).
+	Text      string `json:"text,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Since     int64  `json:"since,omitempty"` // unix ms, inclusive
+	Until     int64  `json:"until,omitempty"` // unix ms, exclusive
+	// UserOnly keeps the decisions a person made (or that ended a request).
+	UserOnly bool `json:"userOnly,omitempty"`
+	// Before pages backwards: entries with a smaller id (AuditPage.Next).
+	Before int64 `json:"before,omitempty"`
+}
+
+// AuditPage is a page of the log, newest first; Next is the Before of the next page
+// (0 = no more).
+type AuditPage struct {
+	Entries []AuditEntry `json:"entries"`
+	Next    int64        `json:"next,omitempty"`
+}
+
+// Audit page sizes.
+const (
+	defaultAuditLimit = 100
+	maxAuditLimit     = 1000
+	maxExportRows     = 100_000
+)
+
+func (q AuditQuery) where() (string, []any) {
+	var conds []string
+	var args []any
+	if t := strings.TrimSpace(q.Text); t != "" {
+		like := "%" + escapeLike(t) + "%"
+		conds = append(conds, `(tool LIKE ? ESCAPE '\' OR args_summary LIKE ? ESCAPE '\' OR session_title LIKE ? ESCAPE '\'
+			OR reason LIKE ? ESCAPE '\' OR window_name LIKE ? ESCAPE '\' OR decision LIKE ? ESCAPE '\' OR source LIKE ? ESCAPE '\')`)
+		for i := 0; i < 7; i++ {
+			args = append(args, like)
+		}
+	}
+	eq := func(col, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			conds = append(conds, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	eq("session_id", q.SessionID)
+	eq("tool", q.Tool)
+	eq("decision", q.Decision)
+	eq("source", q.Source)
+	if q.Since > 0 {
+		conds = append(conds, "at >= ?")
+		args = append(args, q.Since)
+	}
+	if q.Until > 0 {
+		conds = append(conds, "at < ?")
+		args = append(args, q.Until)
+	}
+	if q.UserOnly {
+		conds = append(conds, "decision NOT IN ('auto_allow', 'auto_deny')")
+	}
+	if q.Before > 0 {
+		conds = append(conds, "id < ?")
+		args = append(args, q.Before)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+// ListAudit returns the newest matching entries (limit 1..1000, default 100).
+func (s *Service) ListAudit(ctx context.Context, q AuditQuery, limit int) (AuditPage, error) {
+	if limit <= 0 {
+		limit = defaultAuditLimit
+	}
+	limit = min(limit, maxAuditLimit)
+	entries, err := s.queryAudit(ctx, q, limit+1)
+	if err != nil {
+		return AuditPage{}, err
+	}
+	page := AuditPage{Entries: entries}
+	if len(entries) > limit {
+		page.Entries = entries[:limit]
+		page.Next = page.Entries[limit-1].ID
+	}
+	return page, nil
+}
+
+func (s *Service) queryAudit(ctx context.Context, q AuditQuery, limit int) ([]AuditEntry, error) {
+	where, args := q.where()
+	rows, err := s.db.QueryContext(ctx, `SELECT id, at, request_id, session_id, session_title, call_id, tool, args_summary,
+		decision, behavior, source, window_name, reason, rule_id, mode FROM approval_audit`+where+
+		" ORDER BY id DESC LIMIT ?", append(args, limit)...)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read the audit log")
+	}
+	defer rows.Close()
+	out := []AuditEntry{}
+	for rows.Next() {
+		var e AuditEntry
+		if err := rows.Scan(&e.ID, &e.At, &e.RequestID, &e.SessionID, &e.SessionTitle, &e.CallID, &e.Tool, &e.ArgsSummary,
+			&e.Decision, &e.Behavior, &e.Source, &e.Window, &e.Reason, &e.RuleID, &e.Mode); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read the audit log")
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Export is a file for the user to save.
+type Export struct {
+	FileName string `json:"fileName"`
+	MimeType string `json:"mimeType"`
+	Content  string `json:"content"`
+	Count    int    `json:"count"`
+}
+
+// ExportAudit writes the matching entries (newest first, up to 100 000) as "json" or
+// "csv". CSV cells that a spreadsheet would run as a formula are prefixed with '.
+func (s *Service) ExportAudit(ctx context.Context, format string, q AuditQuery) (Export, error) {
+	format = strings.ToLower(strings.TrimSpace(format))
+	if format != "json" && format != "csv" {
+		return Export{}, apperr.New(apperr.InvalidArgument, "export format must be json or csv, not %q", format).
+			WithParam("message", "format must be json or csv")
+	}
+	q.Before = 0
+	entries, err := s.queryAudit(ctx, q, maxExportRows)
+	if err != nil {
+		return Export{}, err
+	}
+	name := "cairn-approval-audit-" + time.Now().Format("20060102-150405") + "." + format
+	if format == "json" {
+		b, err := json.MarshalIndent(entries, "", "  ")
+		if err != nil {
+			return Export{}, apperr.Wrap(err, apperr.Internal, "export the audit log")
+		}
+		return Export{FileName: name, MimeType: "application/json", Content: string(b) + "\n", Count: len(entries)}, nil
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"id", "time", "session_id", "session_title", "tool", "args_summary", "decision", "behavior",
+		"source", "window", "reason", "rule_id", "request_id", "call_id", "mode"})
+	for _, e := range entries {
+		_ = w.Write([]string{strconv.FormatInt(e.ID, 10), time.UnixMilli(e.At).UTC().Format(time.RFC3339Nano), e.SessionID,
+			cell(e.SessionTitle), e.Tool, cell(e.ArgsSummary), e.Decision, e.Behavior, e.Source, cell(e.Window), cell(e.Reason),
+			e.RuleID, e.RequestID, e.CallID, e.Mode})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return Export{}, apperr.Wrap(err, apperr.Internal, "export the audit log")
+	}
+	return Export{FileName: name, MimeType: "text/csv", Content: buf.String(), Count: len(entries)}, nil
+}
+
+// cell defuses spreadsheet formulas in text that came from a model or a window.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -1,0 +1,389 @@
+package permission
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Tool is what evaluation knows about the tool being called.
+type Tool struct {
+	Name          string `json:"name"`
+	Namespace     string `json:"namespace"`
+	ReadOnly      bool   `json:"readOnly"`
+	Destructive   bool   `json:"destructive"`
+	NeedsApproval bool   `json:"needsApproval"`
+	// Fingerprint is the current hash of an MCP tool's schema and its server's command
+	// or URL ("" for other tools); allow rules bound to another fingerprint are stale.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// MCP reports whether the tool comes from an MCP server.
+func (t Tool) MCP() bool { return strings.HasPrefix(t.Namespace, "mcp:") }
+
+// Hook is a pre-call hook's decision (allow or ask) that reached permission.
+type Hook struct {
+	Behavior Behavior `json:"behavior"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// Input is everything one evaluation looks at.
+type Input struct {
+	Tool      Tool
+	Targets   Targets
+	Mode      Mode
+	SessionID string
+	// Rules are the stored rules; those of other sessions are ignored.
+	Rules    []Rule
+	Hook     *Hook
+	Resolver Resolver
+}
+
+// Verdict is the answer for one call. Reason is readable: for a deny it is what the
+// model reads, for an ask what the dialog says about why it asks.
+type Verdict struct {
+	Behavior Behavior `json:"behavior"`
+	Source   string   `json:"source"`
+	Reason   string   `json:"reason"`
+	RuleID   string   `json:"ruleId,omitempty"`
+	// Stale lists allow rules that no longer apply because the MCP tool changed.
+	Stale []string `json:"staleRules,omitempty"`
+}
+
+// Explanation is a verdict with what it was based on, for the rule tester and the dialog.
+type Explanation struct {
+	Verdict Verdict     `json:"verdict"`
+	Paths   []Path      `json:"paths,omitempty"`
+	Shell   []ShellLine `json:"shell,omitempty"`
+	Inside  bool        `json:"insideWorkspace"` // every path is inside the workspace
+}
+
+// Evaluate decides a call: deny rules, then the mode (plan refuses writes, bypass allows
+// the rest), ask rules, a hook's decision, allow rules, acceptEdits, and the defaults
+// (read-only tools pass, everything else asks).
+func Evaluate(in Input) Verdict { return Explain(in).Verdict }
+
+// Explain is Evaluate with the resolved paths and parsed commands it used.
+func Explain(in Input) Explanation {
+	if _, ok := ParseMode(string(in.Mode)); !ok {
+		in.Mode = ModeDefault
+	}
+	c := prepare(in)
+	ex := Explanation{Paths: c.paths, Shell: c.lines, Inside: c.allInside()}
+	ex.Verdict = c.decide()
+	return ex
+}
+
+// call is an Input with its paths resolved, commands parsed and rules compiled.
+type call struct {
+	in     Input
+	paths  []Path
+	writes []Path // output redirection targets of the commands
+	lines  []ShellLine
+	rules  []compiled
+}
+
+func prepare(in Input) *call {
+	c := &call{in: in}
+	res := in.Resolver
+	base := ""
+	if in.Targets.Cwd != "" {
+		cwd := res.Resolve(in.Targets.Cwd, "")
+		c.paths = append(c.paths, cwd)
+		base = cwd.Abs
+	}
+	for _, p := range in.Targets.Paths {
+		c.paths = append(c.paths, res.Resolve(p, base))
+	}
+	for _, cmd := range in.Targets.Commands {
+		line := ParseShell(cmd)
+		c.lines = append(c.lines, line)
+		for _, w := range line.Writes {
+			if harmlessWrite(w) {
+				continue
+			}
+			wp := res.Resolve(w, base)
+			c.writes = append(c.writes, wp)
+			c.paths = append(c.paths, wp)
+		}
+	}
+	for _, r := range in.Rules {
+		if r.SessionID != "" && r.SessionID != in.SessionID {
+			continue
+		}
+		c.rules = append(c.rules, compile(r, res))
+	}
+	// Stable precedence inside a behavior: session rules first, then by id.
+	slices.SortStableFunc(c.rules, func(a, b compiled) int {
+		if (a.SessionID == "") != (b.SessionID == "") {
+			if a.SessionID != "" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return c
+}
+
+// harmlessWrite names the device files a redirection may always write to.
+func harmlessWrite(w string) bool {
+	switch w {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "NUL", "nul":
+		return true
+	}
+	return false
+}
+
+func (c *call) allInside() bool {
+	if len(c.paths) == 0 {
+		return false
+	}
+	for _, p := range c.paths {
+		if !c.in.Resolver.Inside(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *call) decide() Verdict {
+	t := c.in.Tool
+	// 1. Deny rules hold in every mode.
+	if r, ok := c.first(Deny); ok {
+		return Verdict{Behavior: Deny, Source: ruleSource(r), RuleID: r.ID,
+			Reason: "a permission rule denies it (" + r.String() + ")"}
+	}
+	// 2. Plan mode runs only read-only tools.
+	if c.in.Mode == ModePlan && !t.ReadOnly {
+		return Verdict{Behavior: Deny, Source: SourceConfig,
+			Reason: "the session is in plan mode, where only read-only tools run. " +
+				"Describe the change in your plan instead of making it; the user can leave plan mode to carry it out"}
+	}
+	// 3. Bypass asks about nothing.
+	if c.in.Mode == ModeBypass {
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the session bypasses permission prompts"}
+	}
+	// 4. Ask rules beat every allow.
+	if r, ok := c.first(Ask); ok {
+		return Verdict{Behavior: Ask, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule asks about it (" + r.String() + ")"}
+	}
+	// 5. A hook's decision.
+	if h := c.in.Hook; h != nil {
+		switch h.Behavior {
+		case Allow:
+			return Verdict{Behavior: Allow, Source: SourceHook, Reason: orDefault(h.Reason, "a hook allowed it")}
+		case Ask:
+			return Verdict{Behavior: Ask, Source: SourceHook, Reason: orDefault(h.Reason, "a hook asks for approval")}
+		}
+	}
+	// 6. Allow rules (stale MCP bindings excluded).
+	v, stale := c.allowed()
+	if v.Behavior == Allow {
+		return v
+	}
+	// 7. acceptEdits lets file edits inside the workspace pass.
+	if c.in.Mode == ModeAcceptEdits && IsEditTool(t) && c.allInside() {
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "acceptEdits: a file edit inside the workspace", Stale: stale}
+	}
+	// 8. Defaults.
+	if t.ReadOnly && !t.NeedsApproval {
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "a read-only tool", Stale: stale}
+	}
+	reason := "the tool can change things"
+	switch {
+	case len(stale) > 0:
+		reason = "the tool or its server changed since it was always allowed"
+	case t.NeedsApproval:
+		reason = "the tool always needs approval"
+	case t.Destructive:
+		reason = "the tool can delete or overwrite data"
+	case len(c.lines) > 0:
+		reason = c.commandReason()
+	}
+	return Verdict{Behavior: Ask, Source: SourceConfig, Reason: reason, Stale: stale}
+}
+
+// commandReason says why a command was not covered by an allow rule.
+func (c *call) commandReason() string {
+	for _, l := range c.lines {
+		switch {
+		case l.ParseError != "":
+			return "the command could not be parsed"
+		case len(l.Hidden) > 0:
+			return "the command contains " + strings.Join(l.Hidden, ", ")
+		}
+	}
+	return "no rule allows this command"
+}
+
+func ruleSource(r compiled) string {
+	if r.Source == "" {
+		return SourceConfig
+	}
+	return r.Source
+}
+
+func orDefault(s, d string) string {
+	if strings.TrimSpace(s) == "" {
+		return d
+	}
+	return s
+}
+
+// first returns the first deny or ask rule that catches the call: its tool matches, one
+// path matches (by any of its names) and one command anywhere in the line matches.
+func (c *call) first(b Behavior) (compiled, bool) {
+	for _, r := range c.rules {
+		if r.Behavior != b || r.bad || !r.matchesTool(c.in.Tool) {
+			continue
+		}
+		if r.Path != "" && !slices.ContainsFunc(c.paths, r.path.matchAny) {
+			continue
+		}
+		if r.Command != "" && !c.anyCommand(r.command) {
+			continue
+		}
+		return r, true
+	}
+	return compiled{}, false
+}
+
+func (c *call) anyCommand(p commandPattern) bool {
+	for _, l := range c.lines {
+		if slices.ContainsFunc(l.Commands, p.catches) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed applies the allow rules. A rule without a command allows the call when its
+// tool and paths match. Rules with a command allow a call whose every command line is
+// plain (nothing hidden) and made only of top-level commands that some such rule covers,
+// writing only inside the workspace.
+func (c *call) allowed() (Verdict, []string) {
+	var stale []string
+	var cmdRules []compiled
+	for _, r := range c.rules {
+		if r.Behavior != Allow || r.bad || !r.matchesTool(c.in.Tool) {
+			continue
+		}
+		if r.Fingerprint != "" && r.Fingerprint != c.in.Tool.Fingerprint {
+			stale = append(stale, r.ID)
+			continue
+		}
+		if r.Path != "" && (len(c.paths) == 0 || !allPaths(c.paths, r.path.matchAllow)) {
+			continue
+		}
+		if r.Command == "" {
+			return Verdict{Behavior: Allow, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule allows it (" + r.String() + ")"}, stale
+		}
+		cmdRules = append(cmdRules, r)
+	}
+	if len(cmdRules) == 0 || len(c.lines) == 0 {
+		return Verdict{}, stale
+	}
+	var used compiled
+	for _, l := range c.lines {
+		if !l.Plain() {
+			return Verdict{}, stale
+		}
+		for _, cmd := range l.Top {
+			i := slices.IndexFunc(cmdRules, func(r compiled) bool { return r.command.allows(cmd) })
+			if i < 0 {
+				return Verdict{}, stale
+			}
+			if used.ID == "" {
+				used = cmdRules[i]
+			}
+		}
+	}
+	for _, w := range c.writes {
+		if !c.in.Resolver.Inside(w) {
+			return Verdict{}, stale
+		}
+	}
+	return Verdict{Behavior: Allow, Source: ruleSource(used), RuleID: used.ID, Reason: "a permission rule allows the command (" + used.String() + ")"}, stale
+}
+
+func allPaths(ps []Path, f func(Path) bool) bool {
+	for _, p := range ps {
+		if !f(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// editVerbs are the verbs of built-in tools that edit files (acceptEdits).
+var editVerbs = []string{"write", "edit", "multi_edit", "multiedit", "create", "create_file", "write_file",
+	"edit_file", "apply_patch", "patch", "str_replace", "insert", "append", "mkdir", "notebook_edit", "replace"}
+
+// IsEditTool reports whether acceptEdits covers the tool: a built-in tool that is not
+// read-only and whose verb is a file edit (sandbox_write, file_edit, …). MCP tools never
+// count: what they do to files is not known.
+func IsEditTool(t Tool) bool {
+	if t.MCP() || t.ReadOnly || t.Namespace == "meta" {
+		return false
+	}
+	verb := t.Name
+	if t.Namespace != "" {
+		verb = strings.TrimPrefix(verb, t.Namespace+"_")
+	}
+	return slices.Contains(editVerbs, strings.ToLower(verb))
+}
+
+// SuggestRules are the allow rules an "allow for this session" or "always allow"
+// decision creates: for a shell tool one command rule per top-level command (none when a
+// line hides something, since no rule could cover it), otherwise a rule for the tool,
+// bound to the MCP tool's fingerprint.
+func SuggestRules(t Tool, targets Targets) []Rule {
+	if len(targets.Commands) > 0 {
+		var out []Rule
+		for _, cmd := range targets.Commands {
+			line := ParseShell(cmd)
+			if !line.Plain() {
+				return nil
+			}
+			for _, top := range line.Top {
+				r := Rule{Behavior: Allow, Tool: t.Name, Command: top.String()}
+				if !slices.ContainsFunc(out, func(o Rule) bool { return o.Command == r.Command }) {
+					out = append(out, r)
+				}
+			}
+		}
+		return out
+	}
+	return []Rule{{Behavior: Allow, Tool: t.Name, Fingerprint: t.Fingerprint}}
+}
+
+// Describe is a one-line summary of targets for the audit log.
+func (t Targets) Describe() string {
+	var parts []string
+	if len(t.Commands) > 0 {
+		parts = append(parts, "command: "+strings.Join(t.Commands, " ; "))
+	}
+	if t.Cwd != "" {
+		parts = append(parts, "cwd: "+t.Cwd)
+	}
+	if len(t.Paths) > 0 {
+		parts = append(parts, "paths: "+strings.Join(t.Paths, ", "))
+	}
+	if len(t.URLs) > 0 {
+		parts = append(parts, "urls: "+strings.Join(t.URLs, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// String is a path for messages: the real location when known.
+func (p Path) String() string {
+	switch {
+	case p.Real != "":
+		return p.Real
+	case p.Abs != "":
+		return p.Abs
+	default:
+		return filepath.Clean(p.Raw)
+	}
+}

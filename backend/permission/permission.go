@@ -1,0 +1,64 @@
+// Package permission is the pure half of APPR-2: permission modes, rules and the decision
+// a call gets from them (allow, deny or ask). It reads no database and asks nobody; the
+// approval service (backend/approval) feeds it the session's mode, the stored rules and
+// the call, and acts on the verdict. Matching covers tool names and namespaces (globs),
+// path arguments (doublestar globs after resolving `..` and symlinks) and shell commands
+// by prefix, parsed with mvdan.cc/sh so that an allowed prefix cannot smuggle in more.
+package permission
+
+// Mode is a session's permission mode.
+type Mode string
+
+// The four modes of APPR-2.
+const (
+	// ModeDefault asks for anything not read-only and not covered by a rule.
+	ModeDefault Mode = "default"
+	// ModeAcceptEdits lets file edits inside the session's workspace pass.
+	ModeAcceptEdits Mode = "acceptEdits"
+	// ModePlan runs only read-only tools; the rest are refused with a message to the model.
+	ModePlan Mode = "plan"
+	// ModeBypass asks about nothing; deny rules still hold.
+	ModeBypass Mode = "bypassPermissions"
+)
+
+// Modes lists the modes in the order the settings page shows them.
+func Modes() []Mode { return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass} }
+
+// ParseMode accepts a mode's exact name.
+func ParseMode(s string) (Mode, bool) {
+	for _, m := range Modes() {
+		if string(m) == s {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// Behavior is what a rule or a verdict says about a call. The values equal
+// tools.Behavior's so the approval service converts by type conversion.
+type Behavior string
+
+// The three answers.
+const (
+	Allow Behavior = "allow"
+	Deny  Behavior = "deny"
+	Ask   Behavior = "ask"
+)
+
+// ValidBehavior reports whether b is one of Allow, Deny, Ask.
+func ValidBehavior(b Behavior) bool { return b == Allow || b == Deny || b == Ask }
+
+// Decision sources (APPR-2); the values equal the tools.Source* constants.
+const (
+	SourceUserTemporary = "user_temporary" // a rule the user made for one session
+	SourceUserPermanent = "user_permanent" // an "always allow" the user stored
+	SourceUserReject    = "user_reject"    // the user denied or stopped
+	SourceHook          = "hook"           // a pre-call hook decided
+	SourceConfig        = "config"         // settings: rules, the mode, the defaults
+)
+
+// ValidRuleSource reports whether a stored rule may carry the source: rules come from a
+// user's decision (temporary or permanent) or from the settings page (config).
+func ValidRuleSource(s string) bool {
+	return s == SourceUserTemporary || s == SourceUserPermanent || s == SourceConfig
+}
