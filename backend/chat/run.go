@@ -39,8 +39,21 @@ type run struct {
 	usage     *llm.Usage
 	finish    string
 	writeErr  error
-	meta      Message // the assistant message without parts
-	closed    bool    // the answer ended (or its tools were abandoned): late reports are ignored
+	meta      Message     // the assistant message without parts
+	closed    bool        // the answer ended (or its tools were abandoned): late reports are ignored
+	resume    *tools.Call // a call interrupted while it waited for approval, replayed first
+}
+
+// ResumeCall continues a session whose answer was interrupted while a call waited for
+// approval (a crash or quit): a new assistant message replays that call through the
+// pipeline, whose permission step asks again, and the model carries on with its result.
+// Nothing runs unasked. It returns once the new answer has started.
+func (s *Service) ResumeCall(ctx context.Context, call tools.Call) error {
+	if call.SessionID == "" || call.Name == "" {
+		return badArg("nothing to resume")
+	}
+	_, err := s.start(ctx, call.SessionID, "", &call, nil)
+	return err
 }
 
 // SendMessage adds the user's text to the session and starts the answer. It returns once
@@ -49,12 +62,12 @@ func (s *Service) SendMessage(ctx context.Context, sessionID, text string) (Send
 	if strings.TrimSpace(text) == "" {
 		return SendResult{}, badArg("the message is empty")
 	}
-	return s.start(ctx, sessionID, text, nil)
+	return s.start(ctx, sessionID, text, nil, nil)
 }
 
 // Regenerate replaces the last answer with a new one for the same user message.
 func (s *Service) Regenerate(ctx context.Context, sessionID string) (SendResult, error) {
-	return s.start(ctx, sessionID, "", func(ctx context.Context, tx querier) ([]string, error) {
+	return s.start(ctx, sessionID, "", nil, func(ctx context.Context, tx querier) ([]string, error) {
 		var seq int
 		err := tx.QueryRowContext(ctx, "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1", sessionID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -73,7 +86,7 @@ func (s *Service) EditAndResend(ctx context.Context, sessionID, messageID, text 
 	if strings.TrimSpace(text) == "" {
 		return SendResult{}, badArg("the message is empty")
 	}
-	res, err := s.start(ctx, sessionID, text, func(ctx context.Context, tx querier) ([]string, error) {
+	res, err := s.start(ctx, sessionID, text, nil, func(ctx context.Context, tx querier) ([]string, error) {
 		var seq int
 		var role string
 		err := tx.QueryRowContext(ctx, "SELECT seq, role FROM messages WHERE id = ? AND session_id = ?", messageID, sessionID).Scan(&seq, &role)
@@ -153,7 +166,7 @@ type prepFunc func(ctx context.Context, tx querier) ([]string, error)
 
 // start stores the user message (when text is set) and an empty streaming assistant
 // message, then runs the loop in the background.
-func (s *Service) start(ctx context.Context, sessionID, text string, prep prepFunc) (SendResult, error) {
+func (s *Service) start(ctx context.Context, sessionID, text string, resume *tools.Call, prep prepFunc) (SendResult, error) {
 	sess, err := loadSession(ctx, s.q, sessionID)
 	if err != nil {
 		return SendResult{}, err
@@ -161,7 +174,7 @@ func (s *Service) start(ctx context.Context, sessionID, text string, prep prepFu
 	runCtx, cancel := context.WithCancel(s.base)
 	r := &run{svc: s, sess: sess, msgID: newID(), topic: events.SessionTopic(sessionID), ctx: runCtx, cancel: cancel,
 		done: make(chan struct{}), roundCall: map[int]*livePart{}, calls: map[string]*livePart{},
-		results: map[string]tools.Outcome{}, approvals: map[string]bool{}}
+		results: map[string]tools.Outcome{}, approvals: map[string]bool{}, resume: resume}
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -318,7 +331,15 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow}}
 	runner := r.svc.toolRunner()
 
-	for round := 0; ; round++ {
+	startRound := 0
+	if r.resume != nil {
+		var ok bool
+		if history, ok = r.replay(ctx, runner, scope, history); !ok {
+			return
+		}
+		startRound = 1
+	}
+	for round := startRound; ; round++ {
 		r.mu.Lock()
 		r.round = round
 		r.mu.Unlock()
@@ -374,6 +395,31 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
 		}
 	}
+}
+
+// replay runs the resumed call as round 0 of this answer and adds it and its result to
+// the history; false means the answer ended (stopped).
+func (r *run) replay(ctx context.Context, runner ToolRunner, scope tools.Scope, history []llm.Message) ([]llm.Message, bool) {
+	c := *r.resume
+	c.ID = fmt.Sprintf("%s_resumed_%d", c.ID, time.Now().UnixNano())
+	c.SessionID, c.MessageID, c.Scope = r.sess.ID, r.msgID, scope
+	r.mu.Lock()
+	r.round = 0
+	lp := r.appendPart(Part{Type: PartToolCall, State: PartStreaming, Tool: &ToolInfo{CallID: c.ID, Name: c.Name}}, "arguments", "")
+	lp.buf = append(lp.buf[:0], c.Arguments...)
+	r.finishPart(lp)
+	r.calls[c.ID] = lp
+	r.mu.Unlock()
+	outs := r.runTools(ctx, runner, []tools.Call{c})
+	if ctx.Err() != nil {
+		r.end(apperr.Wrap(context.Canceled, apperr.Canceled, "stopped"))
+		return nil, false
+	}
+	history = append(history, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: c.ID, Name: c.Name, Arguments: c.Arguments}}})
+	for _, o := range outs {
+		history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
+	}
+	return history, true
 }
 
 func joinNonEmpty(sep string, parts ...string) string {

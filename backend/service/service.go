@@ -11,10 +11,14 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // Options configure Open.
@@ -34,6 +38,17 @@ type Services struct {
 	Bus      *events.Bus
 	Settings *settings.Service
 	Secrets  *secrets.Store
+	// Providers is the model provider list and the way to a model client (CHAT-1).
+	Providers *llm.Service
+	// Chat is sessions and the agent loop (CHAT-2, CHAT-3); the tool system plugs in
+	// with Chat.SetTools.
+	Chat *chat.Service
+	// Approval is the authority over approvals, permission rules, modes and the audit log
+	// (APPR-1..3); it is the tool pipeline's tools.Permission.
+	Approval *approval.Service
+	// Tools is the process-wide tool registry (TOOL-1); Pipeline runs every call (TOOL-3).
+	Tools    *tools.Registry
+	Pipeline *tools.Pipeline
 
 	closers []func() error
 }
@@ -81,6 +96,29 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		force = os.Getenv("CAIRN_SECRETS")
 	}
 	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force})
+	s.Providers = llm.NewService(db, s.Secrets, bus, llm.Options{})
+	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Log: log})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.closers = append(s.closers, s.Chat.Close) // runs before the database closes
+	// Built after chat so that it closes first: pending requests become interrupted
+	// (resumable) before chat stops its runs.
+	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.closers = append(s.closers, s.Approval.Close)
+
+	// The one tool system: every tool (built-in, MCP, meta) runs through this pipeline,
+	// whose permission step is the approval service.
+	s.Tools = tools.NewRegistry()
+	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval})
+	s.Approval.SetTools(s.Tools)
+	s.Chat.SetTools(approval.Runner{BatchRunner: s.Pipeline})
+	s.Approval.SetResumer(s.Chat)
 	return s, nil
 }
 

@@ -1,0 +1,174 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+// gatedTool counts its runs; it needs approval, as a write or a shell command would.
+func gatedTool(runs *atomic.Int32) tools.Entry {
+	return tools.Entry{
+		Name: "file_write", Namespace: "file", Description: "Write a file",
+		InputSchema:   json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		NeedsApproval: true,
+		Applies:       func(tools.Scope) bool { return true },
+		Execute: func(_ context.Context, args json.RawMessage, _ func(tools.Progress)) (tools.Result, error) {
+			runs.Add(1)
+			return tools.Result{Content: "wrote " + string(args)}, nil
+		},
+	}
+}
+
+func open(t *testing.T, dir string, runs *atomic.Int32) *Services {
+	t.Helper()
+	s, err := Open(context.Background(), Options{DataDir: dir, SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tools.Register(gatedTool(runs)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func waitPending(t *testing.T, s *Services, sessionID string) approval.Request {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		reqs, err := s.Approval.PendingForSession(context.Background(), sessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs) == 1 {
+			return reqs[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no pending approval appeared")
+	return approval.Request{}
+}
+
+func waitIdle(t *testing.T, s *Services, sessionID string) chat.Snapshot {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Chat.Wait(ctx, sessionID); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Chat.GetSession(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// TestApprovalThroughTheWholeBackend wires chat, the tool pipeline and approval as the
+// app does: the model calls a gated tool, the session waits for a decision, the tool runs
+// once after "allow once", and the model gets the result.
+func TestApprovalThroughTheWholeBackend(t *testing.T) {
+	srv := llmtest.Start(t)
+	var runs atomic.Int32
+	s := open(t, t.TempDir(), &runs)
+	defer s.Close()
+	ctx := context.Background()
+	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
+		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "file_write", Arguments: `{"path":"notes.txt"}`}}},
+		llmtest.Reply{Text: "Done."},
+	)
+	if _, err := s.Chat.SendMessage(ctx, sess.ID, "write it"); err != nil {
+		t.Fatal(err)
+	}
+	req := waitPending(t, s, sess.ID)
+	if st := s.Chat.State(sess.ID); st != chat.StateAwaitingApproval {
+		t.Fatalf("state = %s, want awaiting-approval", st)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("the tool ran before it was approved")
+	}
+	if _, err := s.Approval.Decide(ctx, req.ID, "allow_once", "", "window-a"); err != nil {
+		t.Fatal(err)
+	}
+	snap := waitIdle(t, s, sess.ID)
+	if runs.Load() != 1 {
+		t.Fatalf("tool ran %d times", runs.Load())
+	}
+	a := snap.Messages[len(snap.Messages)-1]
+	if a.Status != chat.MessageComplete || a.Parts[len(a.Parts)-1].Text != "Done." {
+		t.Fatalf("answer = %+v", a)
+	}
+	reqs := srv.Requests()
+	if got := reqs[len(reqs)-1].Body.LastMessage().Content; got != `wrote {"path":"notes.txt"}` {
+		t.Fatalf("model saw %q", got)
+	}
+}
+
+// TestPendingApprovalSurvivesRestart: the process ends while a call waits; after a
+// restart the request is interrupted, nothing ran, and resume asks again before running.
+func TestPendingApprovalSurvivesRestart(t *testing.T) {
+	srv := llmtest.Start(t)
+	dir := t.TempDir()
+	var runs atomic.Int32
+	s := open(t, dir, &runs)
+	ctx := context.Background()
+	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
+		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "file_write", Arguments: `{"path":"a.txt"}`}}})
+	if _, err := s.Chat.SendMessage(ctx, sess.ID, "write a"); err != nil {
+		t.Fatal(err)
+	}
+	req := waitPending(t, s, sess.ID)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, dir, &runs)
+	defer s.Close()
+	got, err := s.Approval.Get(ctx, req.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != approval.StatusInterrupted || runs.Load() != 0 {
+		t.Fatalf("after restart: status %s, runs %d", got.Status, runs.Load())
+	}
+	srv.Enqueue(llmtest.Reply{Text: "Written after all."})
+	if _, err := s.Approval.Resume(ctx, req.ID, "window-b"); err != nil {
+		t.Fatal(err)
+	}
+	again := waitPending(t, s, sess.ID)
+	if again.ID == req.ID || runs.Load() != 0 {
+		t.Fatalf("resume did not ask again: %+v, runs %d", again, runs.Load())
+	}
+	if _, err := s.Approval.Decide(ctx, again.ID, "allow_once", "", "window-b"); err != nil {
+		t.Fatal(err)
+	}
+	snap := waitIdle(t, s, sess.ID)
+	if runs.Load() != 1 {
+		t.Fatalf("tool ran %d times", runs.Load())
+	}
+	a := snap.Messages[len(snap.Messages)-1]
+	if a.Status != chat.MessageComplete || a.Parts[len(a.Parts)-1].Text != "Written after all." {
+		t.Fatalf("resumed answer = %+v", a)
+	}
+}
