@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 )
 
-const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] PROMPT
+const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] [--approve ask|allow|deny] PROMPT
   The answer streams to stdout; reasoning and tool calls go to stderr.
   --json prints every session event as one JSON line instead.
   Without PROMPT the prompt is read from stdin. Ctrl-C stops the answer (what arrived is kept).`
@@ -29,6 +30,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	task := f.Bool("task", false, "create a task session (sandbox tools)")
 	system := f.String("system", "", "system prompt of a new session")
 	asJSON := f.Bool("json", false, "print events as JSON lines")
+	approve := f.String("approve", approval.ApproveAsk, "tool calls that need approval: ask (on the terminal), allow or deny")
 	f.Usage = func() { fmt.Fprintln(env.Stderr, chatUsage) }
 	pos, err := parseInterspersed(f, args)
 	if err != nil {
@@ -47,6 +49,10 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usageErr("%s", chatUsage)
+	}
+	decider, err := approval.NewTerminalDecider(*approve, env.Stdin, env.Stderr)
+	if err != nil {
+		return err
 	}
 	s, err := env.Open(ctx)
 	if err != nil {
@@ -91,6 +97,12 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
+
+	// Approvals of this session are answered on the terminal (or by --approve) while the
+	// answer streams; other windows may still decide first.
+	attendCtx, stopAttending := context.WithCancel(ctx)
+	defer stopAttending()
+	go s.Approval.Attend(attendCtx, sess.ID, decider, "terminal", env.Stderr)
 
 	sub := s.Bus.Subscribe(1 << 16)
 	defer sub.Close()
