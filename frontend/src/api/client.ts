@@ -1,23 +1,38 @@
+import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
+import { applySessionsEvent, chatApi, createSessionStore, SESSIONS_TOPIC, type SessionList, type SessionSnapshot } from "./chat";
+import { applyProvidersEvent, PROVIDERS_TOPIC, providersApi, type ProvidersSnapshot } from "./providers";
 import { secretsApi, SECRETS_CHANGED, SECRETS_TOPIC, type SecretsSnapshot } from "./secrets";
 import { settingsApi, SETTINGS_CHANGED, SETTINGS_TOPIC, type SettingsSnapshot } from "./settings";
 import { RELOAD, TopicStore } from "./store";
 import { systemApi } from "./system";
+import { applyToolsEvent, TOOLS_TOPIC, toolsApi, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
 /**
  * Everything the UI talks to: typed domain wrappers over one transport, and one store per
  * topic the UI shows. Add a domain by writing `api/<domain>.ts` (a `<domain>Api(t)` factory
- * over `t.call("Method", ...)`) and adding it here.
+ * over `t.call(<facade method name>, ...args)`) and adding it here.
  */
 export function createClient(transport: Transport) {
   const settings = settingsApi(transport);
   const secrets = secretsApi(transport);
   const system = systemApi(transport);
+  const chat = chatApi(transport);
+  const providers = providersApi(transport);
+  const approvals = approvalsApi(transport);
+  const tools = toolsApi(transport);
+  const sessions = new SessionStores(transport, chat);
   return {
     transport,
     settings,
     secrets,
     system,
+    chat,
+    providers,
+    approvals,
+    tools,
+    /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
+    sessions,
     stores: {
       settings: new TopicStore<SettingsSnapshot>(transport, {
         topic: SETTINGS_TOPIC,
@@ -29,11 +44,82 @@ export function createClient(transport: Transport) {
         load: secrets.list,
         apply: (state, ev) => applySecretsEvent(state, ev),
       }),
+      providers: new TopicStore<ProvidersSnapshot>(transport, {
+        topic: PROVIDERS_TOPIC,
+        load: providers.list,
+        apply: applyProvidersEvent,
+      }),
+      tools: new TopicStore<ToolsSnapshot>(transport, {
+        topic: TOOLS_TOPIC,
+        load: tools.list,
+        apply: applyToolsEvent,
+      }),
+      approvals: new TopicStore<PendingApprovals>(transport, {
+        topic: APPROVALS_TOPIC,
+        load: approvals.listPending,
+        apply: applyApprovalsEvent,
+      }),
+      sessionList: new TopicStore<SessionList>(transport, {
+        topic: SESSIONS_TOPIC,
+        load: () => chat.listSessions(""),
+        apply: applySessionsEvent,
+      }),
     },
   };
 }
 
 export type CairnClient = ReturnType<typeof createClient>;
+
+/**
+ * One store per open session, shared by every view of this window that shows it and
+ * disposed when the last one lets go (retain returns the release).
+ */
+export class SessionStores {
+  private readonly open = new Map<string, { store: TopicStore<SessionSnapshot>; refs: number }>();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly chat: ReturnType<typeof chatApi>,
+  ) {}
+
+  /** The store of a session (created, not started, when none exists). */
+  get(id: string): TopicStore<SessionSnapshot> {
+    let e = this.open.get(id);
+    if (!e) {
+      e = { store: createSessionStore(this.transport, this.chat, id), refs: 0 };
+      this.open.set(id, e);
+    }
+    return e.store;
+  }
+
+  /** Keeps a store alive and started until the returned function is called. */
+  retain(store: TopicStore<SessionSnapshot>): () => void {
+    const id = store.topic.slice("session:".length);
+    let e = this.open.get(id);
+    if (!e || e.store !== store) {
+      e = { store, refs: 0 };
+      this.open.set(id, e);
+    }
+    e.refs++;
+    store.start();
+    const entry = e;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.refs--;
+      if (entry.refs <= 0) {
+        entry.store.dispose();
+        if (this.open.get(id) === entry) this.open.delete(id);
+      }
+    };
+  }
+
+  /** Ids of the sessions with a live store (tests, diagnostics). */
+  get ids(): string[] {
+    return [...this.open.keys()];
+  }
+}
 
 /** settings:changed carries the whole snapshot; other types on the topic change nothing. */
 export function applySettingsEvent(state: SettingsSnapshot, ev: CairnEvent) {

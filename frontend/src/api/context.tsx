@@ -1,8 +1,10 @@
-import { createContext, useContext, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
 import type { CairnClient } from "./client";
 import type { TopicState, TopicStore, Snapshot } from "./store";
 import type { SettingsSnapshot } from "./settings";
 import type { SecretsSnapshot } from "./secrets";
+import type { SessionList, SessionSnapshot } from "./chat";
+import type { ProvidersSnapshot } from "./providers";
 
 const ClientContext = createContext<CairnClient | null>(null);
 
@@ -28,4 +30,21 @@ export function useSettings(): TopicState<SettingsSnapshot> {
 
 export function useSecrets(): TopicState<SecretsSnapshot> {
   return useTopic(useClient().stores.secrets);
+}
+
+export function useProviders(): TopicState<ProvidersSnapshot> {
+  return useTopic(useClient().stores.providers);
+}
+
+export function useSessionList(): TopicState<SessionList> {
+  return useTopic(useClient().stores.sessionList);
+}
+
+/** The live snapshot of one session; its store lives while a component shows it. */
+export function useSession(id: string): TopicState<SessionSnapshot> & { store: TopicStore<SessionSnapshot> } {
+  const client = useClient();
+  const store = useMemo(() => client.sessions.get(id), [client, id]);
+  useEffect(() => client.sessions.retain(store), [client, store]);
+  const state = useTopic(store);
+  return { ...state, store };
 }

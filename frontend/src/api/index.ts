@@ -2,10 +2,14 @@
 export type { AppError, AppErrorAction, CairnEvent, Transport } from "./types";
 export { RESYNC } from "./types";
 export { isAppError, toAppError } from "./errors";
-export { createClient, type CairnClient } from "./client";
-export { ClientProvider, useClient, useSecrets, useSettings, useTopic } from "./context";
+export { createClient, SessionStores, type CairnClient } from "./client";
+export { ClientProvider, useClient, useProviders, useSecrets, useSession, useSessionList, useSettings, useTopic } from "./context";
 export { detectTransport } from "./transport";
 export { TopicStore, RELOAD, type TopicState, type Snapshot } from "./store";
 export * from "./settings";
 export * from "./secrets";
 export * from "./system";
+export * from "./chat";
+export * from "./providers";
+export * from "./approvals";
+export * from "./tools";

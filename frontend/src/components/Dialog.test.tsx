@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from "@testing-library/react";
+import { fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { I18nextProvider } from "react-i18next";
@@ -80,5 +80,25 @@ describe("Dialog", () => {
     expect(onClose).not.toHaveBeenCalled();
     fireEvent.mouseDown(screen.getByRole("dialog").parentElement!);
     expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it("lets the innermost of two open dialogs keep focus (an approval over a confirmation)", async () => {
+    const user = userEvent.setup();
+    render(
+      <I18nextProvider i18n={createI18n("en")}>
+        <Dialog open onClose={() => {}} title="Delete?">
+          <button>Outer</button>
+        </Dialog>
+        <Dialog open onClose={() => {}} title="Allow?">
+          <button>Inner</button>
+        </Dialog>
+      </I18nextProvider>,
+    );
+    const inner = screen.getByRole("dialog", { name: "Allow?" });
+    expect(inner).toContainElement(document.activeElement as HTMLElement);
+    screen.getByText("Outer").focus(); // pulled back, without the dialogs fighting
+    expect(inner).toContainElement(document.activeElement as HTMLElement);
+    await user.tab();
+    expect(within(inner).getByText("Inner")).toHaveFocus();
   });
 });

@@ -18,10 +18,15 @@ export interface DialogProps {
   role?: "dialog" | "alertdialog";
   closeOnBackdrop?: boolean;
   testId?: string;
+  /** "wide" for dialogs with forms or code (session settings, approvals). */
+  size?: "normal" | "wide";
 }
 
 const FOCUSABLE =
   'a[href], area[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), iframe, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
+
+/** Open dialogs, innermost last: only that one keeps focus (a confirmation over an approval). */
+const openDialogs: HTMLElement[] = [];
 
 function focusables(root: HTMLElement): HTMLElement[] {
   return Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(
@@ -44,6 +49,7 @@ export function Dialog({
   role = "dialog",
   closeOnBackdrop = true,
   testId,
+  size = "normal",
 }: DialogProps) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
@@ -57,18 +63,23 @@ export function Dialog({
     const previous = document.activeElement as HTMLElement | null;
     const root = ref.current;
     if (!root) return;
+    openDialogs.push(root); // before focusing, so an outer dialog lets the focus go
     const first = initialFocusRef?.current ?? focusables(root)[0] ?? root;
     first.focus();
 
-    // Focus that escapes (a click on the backdrop, a programmatic focus) is pulled back.
+    // Focus that escapes (a click on the backdrop, a programmatic focus) is pulled back,
+    // by the innermost dialog only, so two open dialogs never fight over it.
     const onFocusIn = (e: FocusEvent) => {
-      if (root && e.target instanceof Node && !root.contains(e.target)) {
+      if (openDialogs[openDialogs.length - 1] !== root) return;
+      if (e.target instanceof Node && !root.contains(e.target)) {
         (focusables(root)[0] ?? root).focus();
       }
     };
     document.addEventListener("focusin", onFocusIn);
     return () => {
       document.removeEventListener("focusin", onFocusIn);
+      const i = openDialogs.lastIndexOf(root);
+      if (i >= 0) openDialogs.splice(i, 1);
       if (previous && typeof previous.focus === "function" && previous.isConnected) previous.focus();
     };
   }, [open, initialFocusRef]);
@@ -115,7 +126,7 @@ export function Dialog({
         aria-labelledby={titleId}
         aria-describedby={description ? descId : undefined}
         tabIndex={-1}
-        className="dialog"
+        className={size === "wide" ? "dialog dialog--wide" : "dialog"}
         data-testid={testId}
         onKeyDown={onKeyDown}
       >

@@ -1,15 +1,17 @@
 import i18next, { type i18n as I18n } from "i18next";
 import { initReactI18next } from "react-i18next";
 
+import enChat from "./locales/en/chat.json";
 import enCommon from "./locales/en/common.json";
 import enErrors from "./locales/en/errors.json";
 import enSettings from "./locales/en/settings.json";
+import zhChat from "./locales/zh-CN/chat.json";
 import zhCommon from "./locales/zh-CN/common.json";
 import zhErrors from "./locales/zh-CN/errors.json";
 import zhSettings from "./locales/zh-CN/settings.json";
 
 /** Every namespace; a locale must have a file for each (the parity test checks). */
-export const NAMESPACES = ["common", "settings", "errors"] as const;
+export const NAMESPACES = ["common", "settings", "errors", "chat"] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 export const LANGUAGES = ["en", "zh-CN"] as const;
@@ -18,8 +20,8 @@ export type Language = (typeof LANGUAGES)[number];
 export type LanguageSetting = "system" | Language;
 
 export const resources = {
-  en: { common: enCommon, settings: enSettings, errors: enErrors },
-  "zh-CN": { common: zhCommon, settings: zhSettings, errors: zhErrors },
+  en: { common: enCommon, settings: enSettings, errors: enErrors, chat: enChat },
+  "zh-CN": { common: zhCommon, settings: zhSettings, errors: zhErrors, chat: zhChat },
 } as const;
 
 /** Maps the setting (or an OS language list for "system") to a language we ship. */

@@ -5,6 +5,8 @@ import { ComingSoon } from "../components/ComingSoon";
 import { ErrorView } from "../components/ErrorView";
 import { SECTIONS, type SectionId } from "../shell/routes";
 import { useRouter } from "../shell/router";
+import { ProvidersSection } from "../providers/ProvidersSection";
+import { ToolsPanel } from "../tools/ToolsPanel";
 import { AboutSection } from "./AboutSection";
 import { GeneralSection } from "./GeneralSection";
 import { SecretsPanel } from "./SecretsPanel";
@@ -21,6 +23,20 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       return <GeneralSection settings={settings} />;
     case "about":
       return <AboutSection />;
+    case "tools":
+      return (
+        <>
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+          <ToolsPanel />
+        </>
+      );
+    case "providers":
+      return (
+        <>
+          <ProvidersSection />
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+        </>
+      );
     default: {
       const specs = genericSpecs(settings.specs, section);
       return (

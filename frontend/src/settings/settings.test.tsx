@@ -41,7 +41,7 @@ describe("Settings page", () => {
     expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
   });
 
-  it.each(["providers", "mcp", "knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
+  it.each(["mcp", "knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
     open(section);
     const soon = await screen.findByTestId(`coming-soon-${section}`);
     expect(soon).toHaveTextContent("Coming soon in this build");

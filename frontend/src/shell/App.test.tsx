@@ -17,12 +17,18 @@ describe("App", () => {
     expect(screen.getByRole("complementary", { name: "Sidebar" })).toBeInTheDocument();
   });
 
-  it("shows an empty conversation list and a disabled New chat with an explanation", async () => {
-    renderWithClient(<App />, { transport: new FakeBackend().window() });
-    const newChat = await screen.findByTestId("new-chat");
-    expect(newChat).toHaveAttribute("aria-disabled", "true");
-    expect(newChat).toHaveAccessibleDescription("Chat arrives in a later build.");
-    expect(screen.getByTestId("session-list")).toHaveTextContent("No conversations yet");
+  it("shows an empty conversation list; New chat creates a session and opens it", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    renderWithClient(<App />, { transport: backend.window() });
+    expect(await screen.findByTestId("session-list")).toHaveTextContent("No conversations yet");
+    await user.click(screen.getByTestId("new-chat"));
+    expect(await screen.findByTestId("session-view")).toBeInTheDocument();
+    expect(backend.chat.sessions).toHaveLength(1);
+    expect(window.location.hash).toBe(`#/session/${backend.chat.sessions[0]!.id}`);
+    const item = await screen.findByTestId("session-item");
+    expect(item).toHaveAttribute("aria-current", "page");
+    expect(item).toHaveTextContent("New conversation");
   });
 
   it("switches the whole UI to Chinese and back through the language setting", async () => {

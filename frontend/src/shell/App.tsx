@@ -1,20 +1,30 @@
-import { useEffect } from "react";
+import { lazy, Suspense, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { LANGUAGE_KEY, THEME_KEY, useClient, useSettings } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { resolveLanguage } from "../i18n";
 import { SettingsPage } from "../settings/SettingsPage";
+import { ApprovalHost } from "../tools/ApprovalHost";
 import { useAppliedTheme } from "../theme/theme";
 import { Home } from "./Home";
 import { useRouter } from "./router";
 import { Sidebar } from "./Sidebar";
+
+// The conversation view carries the Markdown, math and highlighting code: loaded on first use.
+const SessionView = lazy(() => import("../chat/SessionView").then((m) => ({ default: m.SessionView })));
 
 function MainPane() {
   const { route } = useRouter();
   switch (route.name) {
     case "settings":
       return <SettingsPage section={route.section} />;
+    case "session":
+      return (
+        <Suspense fallback={<div className="session session--loading" aria-busy="true" />}>
+          <SessionView key={route.id} id={route.id} />
+        </Suspense>
+      );
     default:
       return <Home />;
   }
@@ -31,6 +41,7 @@ function Shell() {
       <main id="main" className="main" tabIndex={-1}>
         <MainPane />
       </main>
+      <ApprovalHost />
     </div>
   );
 }

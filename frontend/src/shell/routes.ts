@@ -3,6 +3,7 @@ export const SECTIONS = [
   "providers",
   "web-search",
   "mcp",
+  "tools",
   "knowledge",
   "permissions",
   "general",
@@ -10,8 +11,8 @@ export const SECTIONS = [
 ] as const;
 export type SectionId = (typeof SECTIONS)[number];
 
-/** Where the main pane is. Chat will add { name: "session"; id: string }. */
-export type Route = { name: "home" } | { name: "settings"; section: SectionId };
+/** Where the main pane is. */
+export type Route = { name: "home" } | { name: "settings"; section: SectionId } | { name: "session"; id: string };
 
 const ALIASES: Record<string, SectionId> = {
   provider: "providers",
@@ -25,6 +26,7 @@ const ALIASES: Record<string, SectionId> = {
   "knowledge-bases": "knowledge",
   knowledgebases: "knowledge",
   permission: "permissions",
+  tool: "tools",
 };
 
 /** Maps an apperr action target (or any spelling of a section) to a section; else general. */
@@ -44,9 +46,19 @@ export function routeFromHash(hash: string): Route {
   if (parts[0] === "settings") {
     return { name: "settings", section: parts[1] ? normalizeSection(parts[1]) : "general" };
   }
+  if (parts[0] === "session" && parts[1]) {
+    return { name: "session", id: decodeURIComponent(parts[1]) };
+  }
   return { name: "home" };
 }
 
 export function hashFromRoute(r: Route): string {
-  return r.name === "settings" ? `#/settings/${r.section}` : "#/";
+  switch (r.name) {
+    case "settings":
+      return `#/settings/${r.section}`;
+    case "session":
+      return `#/session/${encodeURIComponent(r.id)}`;
+    default:
+      return "#/";
+  }
 }

@@ -1,4 +1,5 @@
 import type { AppError, CairnEvent, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+import { FakeChat } from "./fakeChat";
 
 type Impl = (...args: unknown[]) => unknown;
 
@@ -80,10 +81,19 @@ export class FakeBackend {
   readonly windows: FakeTransport[] = [];
   readyCalls: string[] = [];
   doctorOK = true;
+  /** Sessions, messages and providers (the chat facade). */
+  readonly chat: FakeChat;
 
   constructor(specs: SettingSpec[] = SPECS) {
     this.specs = specs;
     for (const s of specs) this.values[s.key] = s.default;
+    this.chat = new FakeChat(
+      (ev) => {
+        if (ev.topic === "settings") this.publish(ev.type, ev.data);
+        else for (const w of this.windows) w.emit(ev);
+      },
+      () => this.seq,
+    );
   }
 
   snapshot(): SettingsSnapshot {
@@ -109,6 +119,7 @@ export class FakeBackend {
   /** A new window (transport) on this backend. */
   window(): FakeTransport {
     const t = new FakeTransport({
+      ...this.chat.methods(),
       Ready: (id) => {
         this.readyCalls.push(String(id));
         return {

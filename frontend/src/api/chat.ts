@@ -1,0 +1,350 @@
+import { RELOAD, TopicStore } from "./store";
+import type { AppError, CairnEvent, Transport } from "./types";
+
+// Wire types of the chat facade (app_chat.go, backend/chat/types.go). Field names follow
+// the Go structs' JSON tags exactly.
+
+export type SessionKind = "chat" | "task";
+export type SessionStateName = "idle" | "streaming" | "awaiting-approval";
+
+export interface Session {
+  id: string;
+  kind: SessionKind;
+  title: string;
+  /** "" = the default provider. */
+  providerId: string;
+  /** "" = the provider's default model. */
+  model: string;
+  systemPrompt: string;
+  /** null = the provider's default. */
+  temperature: number | null;
+  toolsets: string[];
+  state: SessionStateName;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type PartType =
+  | "text"
+  | "reasoning"
+  | "tool-call"
+  | "tool-result"
+  | "tool-error"
+  | "tool-stopped"
+  | "approval-requested"
+  | "approval-decided"
+  | "status";
+
+/** Latest progress of a running tool (backend/tools.Progress). */
+export interface ToolProgress {
+  callId: string;
+  kind: string;
+  message?: string;
+  progress?: number;
+  total?: number;
+}
+
+export interface ToolInfo {
+  callId: string;
+  name: string;
+  /** tool-call: the model's JSON text, as sent (grows while it streams). */
+  arguments?: string;
+  /** tool-call: unix ms when it began to run. */
+  startedAt?: number;
+  progress?: ToolProgress;
+  /** end parts: what the model reads. */
+  content?: string;
+  /** end parts: structured result for the card. */
+  display?: unknown;
+  error?: AppError;
+  spillPath?: string;
+  size?: number;
+  durationMs?: number;
+}
+
+export interface StatusInfo {
+  kind: "retry" | "error" | string;
+  error?: AppError;
+  attempt?: number;
+  waitMs?: number;
+}
+
+export interface Part {
+  id: string;
+  messageId: string;
+  index: number;
+  round: number;
+  type: PartType;
+  state: "streaming" | "done" | string;
+  text?: string;
+  tool?: ToolInfo;
+  status?: StatusInfo;
+  /** approval parts: the approval request (backend/approval.Request) as JSON. */
+  data?: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  reasoningTokens?: number;
+  cachedTokens?: number;
+}
+
+export type MessageStatus = "complete" | "streaming" | "stopped" | "error" | "interrupted";
+
+export interface Message {
+  id: string;
+  sessionId: string;
+  seq: number;
+  role: "user" | "assistant";
+  status: MessageStatus | string;
+  providerId?: string;
+  model?: string;
+  finishReason?: string;
+  usage?: Usage;
+  error?: AppError;
+  /** Omitted in message:updated events (keep the parts you have). */
+  parts?: Part[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SessionList {
+  seq: number;
+  sessions: Session[];
+}
+
+/** Snapshot of topic `session:<id>`. */
+export interface SessionSnapshot {
+  seq: number;
+  session: Session;
+  messages: Message[];
+  state: SessionStateName;
+  /** What EditAndResend does to later messages ("truncate" today). */
+  editMode: string;
+  /** Set by the store when the session was deleted (session:deleted). */
+  deleted?: boolean;
+}
+
+export interface SendResult {
+  sessionId: string;
+  userMessageId?: string;
+  assistantMessageId: string;
+  deletedMessageIds?: string[];
+  editMode?: string;
+}
+
+export interface SessionInput {
+  kind?: SessionKind;
+  title?: string;
+  providerId?: string;
+  model?: string;
+  systemPrompt?: string;
+  temperature?: number;
+  toolsets?: string[];
+}
+
+/** Only the fields set change; resetTemperature goes back to the provider's default. */
+export interface SessionPatch {
+  title?: string;
+  providerId?: string;
+  model?: string;
+  systemPrompt?: string;
+  temperature?: number;
+  resetTemperature?: boolean;
+  toolsets?: string[];
+}
+
+export interface PartDelta {
+  messageId: string;
+  partId: string;
+  index: number;
+  field: "text" | "arguments" | string;
+  /** Length of the field in UTF-16 code units before the append. */
+  offset: number;
+  text: string;
+}
+
+/** Toolsets a session can enable (backend/chat validToolsets). */
+export const TOOLSETS = ["web", "kb", "file", "sandbox", "skill", "location", "mcp"] as const;
+
+export const SESSIONS_TOPIC = "sessions";
+export const sessionTopic = (id: string) => `session:${id}`;
+
+export const SessionEvents = {
+  messageAppended: "message:appended",
+  messageUpdated: "message:updated",
+  messagesDeleted: "messages:deleted",
+  partAppended: "part:appended",
+  partDelta: "part:delta",
+  partUpdated: "part:updated",
+  state: "session:state",
+  updated: "session:updated",
+  deleted: "session:deleted",
+  sessionsUpserted: "sessions:upserted",
+  sessionsRemoved: "sessions:removed",
+} as const;
+
+export function chatApi(t: Transport) {
+  return {
+    listSessions: (query = "") => t.call<SessionList>("ListSessions", query),
+    createSession: (input: SessionInput) => t.call<Session>("CreateSession", input),
+    updateSession: (id: string, patch: SessionPatch) => t.call<Session>("UpdateSession", id, patch),
+    renameSession: (id: string, title: string) => t.call<Session>("RenameSession", id, title),
+    deleteSession: (id: string) => t.call<void>("DeleteSession", id),
+    getSession: (id: string) => t.call<SessionSnapshot>("GetSession", id),
+    send: (sessionId: string, text: string) => t.call<SendResult>("SendMessage", sessionId, text),
+    stop: (sessionId: string) => t.call<void>("StopSession", sessionId),
+    regenerate: (sessionId: string) => t.call<SendResult>("Regenerate", sessionId),
+    editAndResend: (sessionId: string, messageId: string, text: string) =>
+      t.call<SendResult>("EditAndResend", sessionId, messageId, text),
+  };
+}
+
+export type ChatApi = ReturnType<typeof chatApi>;
+
+// ——— folding events into snapshots ———
+
+function byActivity(a: Session, b: Session) {
+  return b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Applies one `sessions` event to the sidebar list (newest activity first). */
+export function applySessionsEvent(state: SessionList, ev: CairnEvent): SessionList | typeof RELOAD | undefined {
+  switch (ev.type) {
+    case SessionEvents.sessionsUpserted: {
+      const s = ev.data as Session | undefined;
+      if (!s || typeof s.id !== "string") return RELOAD;
+      const rest = state.sessions.filter((x) => x.id !== s.id);
+      return { ...state, seq: ev.seq, sessions: [...rest, s].sort(byActivity) };
+    }
+    case SessionEvents.sessionsRemoved: {
+      const id = (ev.data as { sessionId?: string } | undefined)?.sessionId;
+      if (!id) return RELOAD;
+      return { ...state, seq: ev.seq, sessions: state.sessions.filter((x) => x.id !== id) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const byIndex = (a: Part, b: Part) => a.index - b.index;
+
+/** Replaces message i (and keeps everything else) — the list is copied, messages are shared. */
+function withMessage(state: SessionSnapshot, i: number, m: Message): SessionSnapshot {
+  const messages = state.messages.slice();
+  messages[i] = m;
+  return { ...state, messages };
+}
+
+/** Index of a message by id, searched from the end (the streaming message is the last). */
+function findMessage(messages: Message[], id: string): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i;
+  return -1;
+}
+
+function upsertPart(parts: Part[], p: Part): Part[] {
+  const i = parts.findIndex((x) => x.id === p.id);
+  if (i >= 0) {
+    const next = parts.slice();
+    next[i] = p;
+    return next;
+  }
+  const next = [...parts, p];
+  return p.index < (parts[parts.length - 1]?.index ?? -1) ? next.sort(byIndex) : next;
+}
+
+/**
+ * Applies one `session:<id>` event to the session snapshot. Parts are updated by id;
+ * anything that does not fit (a delta for an unknown part, an offset beyond what this
+ * window has) asks the store to reload the snapshot instead of guessing.
+ */
+export function applySessionEvent(state: SessionSnapshot, ev: CairnEvent): SessionSnapshot | typeof RELOAD | undefined {
+  const d = ev.data as Record<string, unknown> | undefined;
+  switch (ev.type) {
+    case SessionEvents.messageAppended: {
+      const m = d as unknown as Message | undefined;
+      if (!m?.id) return RELOAD;
+      const msg: Message = { ...m, parts: (m.parts ?? []).slice().sort(byIndex) };
+      const i = findMessage(state.messages, m.id);
+      if (i >= 0) return withMessage(state, i, msg);
+      const messages = [...state.messages, msg];
+      if (state.messages.length > 0 && msg.seq < state.messages[state.messages.length - 1]!.seq) {
+        messages.sort((a, b) => a.seq - b.seq);
+      }
+      return { ...state, messages };
+    }
+    case SessionEvents.messageUpdated: {
+      const m = d as unknown as Message | undefined;
+      if (!m?.id) return RELOAD;
+      const i = findMessage(state.messages, m.id);
+      if (i < 0) return RELOAD;
+      const prev = state.messages[i]!;
+      return withMessage(state, i, { ...prev, ...m, parts: m.parts ?? prev.parts });
+    }
+    case SessionEvents.messagesDeleted: {
+      const ids = new Set((d?.messageIds as string[] | undefined) ?? []);
+      if (ids.size === 0) return undefined;
+      return { ...state, messages: state.messages.filter((m) => !ids.has(m.id)) };
+    }
+    case SessionEvents.partAppended:
+    case SessionEvents.partUpdated: {
+      const p = d as unknown as Part | undefined;
+      if (!p?.id || !p.messageId) return RELOAD;
+      const i = findMessage(state.messages, p.messageId);
+      if (i < 0) return RELOAD;
+      const m = state.messages[i]!;
+      return withMessage(state, i, { ...m, parts: upsertPart(m.parts ?? [], p) });
+    }
+    case SessionEvents.partDelta: {
+      const delta = d as unknown as PartDelta | undefined;
+      if (!delta?.partId || !delta.messageId) return RELOAD;
+      const i = findMessage(state.messages, delta.messageId);
+      if (i < 0) return RELOAD;
+      const m = state.messages[i]!;
+      const parts = m.parts ?? [];
+      const j = parts.findIndex((x) => x.id === delta.partId);
+      if (j < 0) return RELOAD;
+      const p = parts[j]!;
+      let next: Part;
+      if (delta.field === "arguments") {
+        const cur = p.tool?.arguments ?? "";
+        if (delta.offset > cur.length) return RELOAD;
+        next = { ...p, tool: { ...(p.tool ?? { callId: "", name: "" }), arguments: cur.slice(0, delta.offset) + delta.text } };
+      } else {
+        const cur = p.text ?? "";
+        if (delta.offset > cur.length) return RELOAD;
+        next = { ...p, text: cur.slice(0, delta.offset) + delta.text };
+      }
+      const nextParts = parts.slice();
+      nextParts[j] = next;
+      return withMessage(state, i, { ...m, parts: nextParts });
+    }
+    case SessionEvents.state: {
+      const st = d?.state as SessionStateName | undefined;
+      if (!st) return RELOAD;
+      return { ...state, state: st, session: { ...state.session, state: st } };
+    }
+    case SessionEvents.updated: {
+      const s = d as unknown as Session | undefined;
+      if (!s?.id) return RELOAD;
+      return { ...state, session: { ...s, state: s.state ?? state.state } };
+    }
+    case SessionEvents.deleted:
+      return { ...state, deleted: true };
+    default:
+      return undefined;
+  }
+}
+
+/** A store for one open session; the view that shows it starts and disposes it. */
+export function createSessionStore(t: Transport, api: ChatApi, id: string): TopicStore<SessionSnapshot> {
+  return new TopicStore<SessionSnapshot>(t, {
+    topic: sessionTopic(id),
+    load: () => api.getSession(id),
+    apply: applySessionEvent,
+  });
+}

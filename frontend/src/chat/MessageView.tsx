@@ -1,0 +1,235 @@
+import { memo, useMemo, useState, type KeyboardEvent } from "react";
+import { useTranslation } from "react-i18next";
+import type { Message, Usage } from "../api";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { groupParts } from "../tools/model";
+import { ToolCard } from "../tools/ToolCard";
+import { copyText } from "./markdown/clipboard";
+import { ReasoningPart, StatusPart, TextPart } from "./parts";
+
+export interface MessageActions {
+  /** Answer the last user message again (last assistant message, session idle). */
+  onRegenerate?: () => void;
+  /** Replace a user message and answer again. Resolves true when it was sent. */
+  onEdit?: (messageId: string, text: string) => Promise<boolean>;
+}
+
+export interface MessageViewProps extends MessageActions {
+  message: Message;
+  /** It is the last message of the session. */
+  last: boolean;
+  /** The session is idle (actions that start an answer are allowed). */
+  idle: boolean;
+  /** What editing does to later messages ("truncate"). */
+  editMode: string;
+}
+
+/** Text of a message (its text parts) for copy and edit. */
+export function messageText(m: Message): string {
+  return (m.parts ?? [])
+    .filter((p) => p.type === "text")
+    .map((p) => p.text ?? "")
+    .join("\n\n");
+}
+
+export const MessageView = memo(function MessageView(props: MessageViewProps) {
+  return props.message.role === "user" ? <UserMessage {...props} /> : <AssistantMessage {...props} />;
+});
+
+function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
+  const { t } = useTranslation("chat");
+  const [editing, setEditing] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const text = messageText(message);
+
+  const save = async () => {
+    if (editing === null || !editing.trim() || !onEdit) return;
+    setBusy(true);
+    const ok = await onEdit(message.id, editing);
+    setBusy(false);
+    if (ok) setEditing(null);
+  };
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      setEditing(null);
+    } else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void save();
+    }
+  };
+
+  return (
+    <article className="message message--user" data-testid="message-user" data-message-id={message.id} aria-label={t("message.you")}>
+      {editing !== null ? (
+        <div className="message__edit">
+          <label className="visually-hidden" htmlFor={`edit-${message.id}`}>
+            {t("message.editLabel")}
+          </label>
+          <textarea
+            id={`edit-${message.id}`}
+            className="input textarea message__edit-input"
+            value={editing}
+            autoFocus
+            onChange={(e) => setEditing(e.target.value)}
+            onKeyDown={onKey}
+            data-testid="message-edit-input"
+          />
+          <p className="message__edit-note" data-testid="edit-mode-note">
+            <Icon name="alert" size={14} />
+            {editMode === "truncate" ? t("message.editTruncate") : t("message.editOther", { mode: editMode })}
+          </p>
+          <div className="message__edit-actions">
+            <button type="button" className="btn btn--small btn--quiet" onClick={() => setEditing(null)}>
+              {t("common:actions.cancel")}
+            </button>
+            <button
+              type="button"
+              className="btn btn--small btn--primary"
+              disabled={busy || !editing.trim() || !idle}
+              onClick={() => void save()}
+              data-testid="message-edit-save"
+            >
+              {t("message.editSend")}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <>
+          <div className="message__bubble">{text}</div>
+          <div className="message__actions">
+            <CopyButton text={text} />
+            {onEdit && (
+              <button
+                type="button"
+                className="icon-btn icon-btn--small"
+                disabled={!idle}
+                title={t("message.edit")}
+                aria-label={t("message.edit")}
+                onClick={() => setEditing(text)}
+                data-testid="message-edit"
+              >
+                <Icon name="edit" size={15} />
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </article>
+  );
+}
+
+function AssistantMessage({ message, last, idle, onRegenerate }: MessageViewProps) {
+  const { t } = useTranslation("chat");
+  const parts = message.parts;
+  const items = useMemo(() => groupParts(parts ?? []), [parts]);
+  const live = message.status === "streaming";
+  const hasStatusError = items.some((i) => i.kind === "status" && i.part.status?.kind === "error");
+  const canRegenerate = last && idle && Boolean(onRegenerate);
+  const retry = canRegenerate ? onRegenerate : undefined;
+
+  return (
+    <article
+      className="message message--assistant"
+      data-testid="message-assistant"
+      data-message-id={message.id}
+      data-status={message.status}
+      aria-label={t("message.assistant")}
+      aria-busy={live}
+    >
+      {items.length === 0 && live && (
+        <div className="typing" aria-label={t("message.thinking")} role="status">
+          <span />
+          <span />
+          <span />
+        </div>
+      )}
+      {items.map((item) => {
+        switch (item.kind) {
+          case "text":
+            return <TextPart key={item.key} part={item.part} />;
+          case "reasoning":
+            return <ReasoningPart key={item.key} part={item.part} />;
+          case "status":
+            return <StatusPart key={item.key} part={item.part} onRetry={retry} />;
+          default:
+            return <ToolCard key={item.key} item={item} live={live} />;
+        }
+      })}
+      {message.error && !hasStatusError && <ErrorView error={message.error} onRetry={retry} />}
+      <footer className="message__meta">
+        {message.status === "stopped" && (
+          <span className="marker marker--stopped" data-testid="marker-stopped">
+            <Icon name="stop" size={12} />
+            {t("message.stopped")}
+          </span>
+        )}
+        {message.status === "interrupted" && (
+          <span className="marker marker--interrupted" data-testid="marker-interrupted" title={t("message.interruptedHelp")}>
+            <Icon name="alert" size={12} />
+            {t("message.interrupted")}
+          </span>
+        )}
+        {message.model && <span className="message__model">{message.model}</span>}
+        {message.usage && <UsageLine usage={message.usage} />}
+        <span className="spacer" />
+        {!live && (
+          <span className="message__actions">
+            <CopyButton text={messageText(message)} />
+            {canRegenerate && (
+              <button
+                type="button"
+                className="icon-btn icon-btn--small"
+                title={t("message.regenerate")}
+                aria-label={t("message.regenerate")}
+                onClick={onRegenerate}
+                data-testid="message-regenerate"
+              >
+                <Icon name="refresh" size={15} />
+              </button>
+            )}
+          </span>
+        )}
+      </footer>
+    </article>
+  );
+}
+
+function UsageLine({ usage }: { usage: Usage }) {
+  const { t, i18n } = useTranslation("chat");
+  const n = (v: number | undefined) => new Intl.NumberFormat(i18n.language).format(v ?? 0);
+  const details = [
+    t("usage.prompt", { n: n(usage.promptTokens) }),
+    t("usage.completion", { n: n(usage.completionTokens) }),
+    usage.reasoningTokens ? t("usage.reasoning", { n: n(usage.reasoningTokens) }) : "",
+    usage.cachedTokens ? t("usage.cached", { n: n(usage.cachedTokens) }) : "",
+  ].filter(Boolean);
+  return (
+    <span className="message__usage" data-testid="message-usage" title={details.join(" · ")}>
+      {t("usage.short", { total: n(usage.totalTokens || usage.promptTokens + usage.completionTokens), prompt: n(usage.promptTokens), completion: n(usage.completionTokens) })}
+    </span>
+  );
+}
+
+function CopyButton({ text }: { text: string }) {
+  const { t } = useTranslation("chat");
+  const [done, setDone] = useState(false);
+  if (!text) return null;
+  return (
+    <button
+      type="button"
+      className="icon-btn icon-btn--small"
+      title={done ? t("code.copied") : t("message.copy")}
+      aria-label={t("message.copy")}
+      onClick={async () => {
+        if (await copyText(text)) {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        }
+      }}
+    >
+      <Icon name={done ? "check" : "copy"} size={15} />
+    </button>
+  );
+}

@@ -1,0 +1,249 @@
+import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useTranslation } from "react-i18next";
+import { toAppError, useClient, useSessionList, type AppError, type Session, type SessionKind } from "../api";
+import { Dialog } from "../components/Dialog";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { useRouter } from "../shell/router";
+
+/** Case-insensitive title match (what ListSessions does for a query, applied to the live list). */
+export function filterSessions(sessions: readonly Session[], query: string): Session[] {
+  const q = query.trim().toLocaleLowerCase();
+  if (!q) return sessions.slice();
+  return sessions.filter((s) => s.title.toLocaleLowerCase().includes(q));
+}
+
+/** New chat / new task buttons: create the session and open it. */
+export function NewSessionButtons() {
+  const { t } = useTranslation();
+  const client = useClient();
+  const { navigate } = useRouter();
+  const [error, setError] = useState<AppError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const create = async (kind: SessionKind) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await client.chat.createSession({ kind });
+      navigate({ name: "session", id: s.id });
+    } catch (e) {
+      setError(toAppError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="new-session">
+      <div className="new-session__row">
+        <button type="button" className="btn btn--primary new-session__chat" data-testid="new-chat" disabled={busy} onClick={() => void create("chat")}>
+          <Icon name="plus" size={16} />
+          {t("sidebar.newChat")}
+        </button>
+        <button
+          type="button"
+          className="btn new-session__task"
+          data-testid="new-task"
+          disabled={busy}
+          title={t("sidebar.newTaskHelp")}
+          onClick={() => void create("task")}
+        >
+          <Icon name="task" size={16} />
+          <span>{t("sidebar.newTask")}</span>
+        </button>
+      </div>
+      {error && <ErrorView error={error} compact />}
+    </div>
+  );
+}
+
+/** The conversations, live from the `sessions` topic: search, select, rename inline, delete. */
+export function SessionList() {
+  const { t } = useTranslation();
+  const client = useClient();
+  const { route, navigate } = useRouter();
+  const { data, error } = useSessionList();
+  const [query, setQuery] = useState("");
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Session | null>(null);
+  const [actionError, setActionError] = useState<AppError | null>(null);
+  const searchId = useId();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const sessions = useMemo(() => filterSessions(data?.sessions ?? [], query), [data, query]);
+  const current = route.name === "session" ? route.id : null;
+
+  const rename = async (s: Session, title: string) => {
+    setRenaming(null);
+    if (title.trim() === s.title) return;
+    try {
+      await client.chat.renameSession(s.id, title.trim());
+    } catch (e) {
+      setActionError(toAppError(e));
+    }
+  };
+
+  const remove = async (s: Session) => {
+    setDeleting(null);
+    try {
+      await client.chat.deleteSession(s.id);
+      if (current === s.id) navigate({ name: "home" });
+    } catch (e) {
+      setActionError(toAppError(e));
+    }
+  };
+
+  const total = data?.sessions.length ?? 0;
+
+  return (
+    <div className="session-list" data-testid="session-list">
+      {total > 0 && (
+        <div className="session-search">
+          <label htmlFor={searchId} className="visually-hidden">
+            {t("sidebar.search")}
+          </label>
+          <Icon name="search" size={14} className="session-search__icon" />
+          <input
+            id={searchId}
+            type="search"
+            className="input session-search__input"
+            placeholder={t("sidebar.search")}
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            data-testid="session-search"
+          />
+        </div>
+      )}
+      {error && !data && <ErrorView error={error} compact onRetry={() => void client.stores.sessionList.reload()} />}
+      {actionError && <ErrorView error={actionError} compact />}
+      {data && total === 0 && (
+        <div className="empty-state empty-state--small">
+          <Icon name="chat" size={22} />
+          <p className="empty-state__title">{t("sidebar.sessionsEmpty")}</p>
+          <p className="empty-state__hint">{t("sidebar.sessionsEmptyHint")}</p>
+        </div>
+      )}
+      {total > 0 && sessions.length === 0 && <p className="session-list__none muted">{t("sidebar.noMatch", { query })}</p>}
+      <ul className="session-list__items">
+        {sessions.map((s) => (
+          <li
+            key={s.id}
+            className="session-item"
+            data-testid="session-item"
+            data-session-id={s.id}
+            data-state={s.state}
+            aria-current={current === s.id ? "page" : undefined}
+          >
+            {renaming === s.id ? (
+              <RenameInput session={s} onDone={(title) => void rename(s, title)} onCancel={() => setRenaming(null)} />
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className="session-item__open"
+                  onClick={() => navigate({ name: "session", id: s.id })}
+                  onDoubleClick={() => setRenaming(s.id)}
+                  onKeyDown={(e) => {
+                    if (e.key === "F2") {
+                      e.preventDefault();
+                      setRenaming(s.id);
+                    }
+                  }}
+                >
+                  <Icon name={s.kind === "task" ? "task" : "chat"} size={15} className="session-item__icon" />
+                  <span className="session-item__title">{s.title || t("sidebar.untitled")}</span>
+                  {s.state !== "idle" && (
+                    <span
+                      className={`session-item__state session-item__state--${s.state}`}
+                      title={t(`sidebar.state.${s.state}`)}
+                      aria-label={t(`sidebar.state.${s.state}`)}
+                    />
+                  )}
+                </button>
+                <span className="session-item__actions">
+                  <button
+                    type="button"
+                    className="icon-btn icon-btn--small"
+                    aria-label={t("sidebar.rename", { title: s.title || t("sidebar.untitled") })}
+                    title={t("sidebar.renameShort")}
+                    onClick={() => setRenaming(s.id)}
+                    data-testid="session-rename"
+                  >
+                    <Icon name="edit" size={14} />
+                  </button>
+                  <button
+                    type="button"
+                    className="icon-btn icon-btn--small"
+                    aria-label={t("sidebar.delete", { title: s.title || t("sidebar.untitled") })}
+                    title={t("sidebar.deleteShort")}
+                    onClick={() => setDeleting(s)}
+                    data-testid="session-delete"
+                  >
+                    <Icon name="trash" size={14} />
+                  </button>
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      <Dialog
+        open={deleting !== null}
+        role="alertdialog"
+        onClose={() => setDeleting(null)}
+        title={t("sidebar.deleteTitle", { title: deleting?.title || t("sidebar.untitled") })}
+        description={t("sidebar.deleteBody")}
+        initialFocusRef={cancelRef}
+        testId="session-delete-dialog"
+        footer={
+          <>
+            <button ref={cancelRef} type="button" className="btn" onClick={() => setDeleting(null)}>
+              {t("actions.cancel")}
+            </button>
+            <button
+              type="button"
+              className="btn btn--danger"
+              data-testid="session-delete-confirm"
+              onClick={() => deleting && void remove(deleting)}
+            >
+              {t("sidebar.deleteShort")}
+            </button>
+          </>
+        }
+      />
+    </div>
+  );
+}
+
+function RenameInput({ session, onDone, onCancel }: { session: Session; onDone: (title: string) => void; onCancel: () => void }) {
+  const { t } = useTranslation();
+  const [value, setValue] = useState(session.title);
+  const done = useRef(false);
+  const finish = (fn: () => void) => {
+    if (done.current) return;
+    done.current = true;
+    fn();
+  };
+  const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      finish(() => onDone(value));
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      finish(onCancel);
+    }
+  };
+  return (
+    <input
+      className="input session-item__rename"
+      aria-label={t("sidebar.renameLabel")}
+      value={value}
+      autoFocus
+      maxLength={120}
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setValue(e.target.value)}
+      onKeyDown={onKey}
+      onBlur={() => finish(() => onDone(value))}
+      data-testid="session-rename-input"
+    />
+  );
+}

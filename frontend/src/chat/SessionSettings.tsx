@@ -1,0 +1,147 @@
+import { useEffect, useId, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { TOOLSETS, toAppError, useClient, type AppError, type Provider, type Session, type SessionPatch } from "../api";
+import { Dialog } from "../components/Dialog";
+import { ErrorView } from "../components/ErrorView";
+import { ModelPicker } from "./ModelPicker";
+
+/** The session's model, system prompt, temperature and toolsets, saved together. */
+export function SessionSettings({
+  open,
+  onClose,
+  session,
+  providers,
+  defaultSystemPrompt,
+}: {
+  open: boolean;
+  onClose: () => void;
+  session: Session;
+  providers: readonly Provider[];
+  defaultSystemPrompt: string;
+}) {
+  const { t } = useTranslation("chat");
+  const client = useClient();
+  const promptId = useId();
+  const tempId = useId();
+  const [prompt, setPrompt] = useState(session.systemPrompt);
+  const [temp, setTemp] = useState<number | null>(session.temperature);
+  const [toolsets, setToolsets] = useState<string[]>(session.toolsets ?? []);
+  const [model, setModel] = useState({ providerId: session.providerId, model: session.model });
+  const [error, setError] = useState<AppError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!open) return;
+    setPrompt(session.systemPrompt);
+    setTemp(session.temperature);
+    setToolsets(session.toolsets ?? []);
+    setModel({ providerId: session.providerId, model: session.model });
+    setError(null);
+    // only when it opens: later broadcasts must not overwrite what the user is typing
+  }, [open]);
+
+  const save = async () => {
+    const patch: SessionPatch = { systemPrompt: prompt, toolsets };
+    if (temp === null) patch.resetTemperature = true;
+    else patch.temperature = temp;
+    if (model.providerId !== session.providerId) patch.providerId = model.providerId;
+    if (model.model !== session.model || model.providerId !== session.providerId) patch.model = model.model;
+    setBusy(true);
+    setError(null);
+    try {
+      await client.chat.updateSession(session.id, patch);
+      onClose();
+    } catch (e) {
+      setError(toAppError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const toggle = (ts: string) => setToolsets((cur) => (cur.includes(ts) ? cur.filter((x) => x !== ts) : [...cur, ts].sort()));
+
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title={t("settings.title")}
+      testId="session-settings"
+      size="wide"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            {t("common:actions.cancel")}
+          </button>
+          <button type="button" className="btn btn--primary" onClick={() => void save()} disabled={busy} data-testid="session-settings-save">
+            {t("common:actions.save")}
+          </button>
+        </>
+      }
+    >
+      <div className="session-settings">
+        <div className="session-settings__field">
+          <span className="field__label">{t("settings.model")}</span>
+          <ModelPicker
+            session={{ ...session, providerId: model.providerId, model: model.model }}
+            providers={providers}
+            onChange={(p) =>
+              setModel((cur) =>
+                p.providerId !== undefined ? { providerId: p.providerId, model: "" } : { ...cur, model: p.model ?? "" },
+              )
+            }
+          />
+        </div>
+        <div className="session-settings__field">
+          <label htmlFor={promptId} className="field__label">
+            {t("settings.systemPrompt")}
+          </label>
+          <textarea
+            id={promptId}
+            className="input textarea"
+            value={prompt}
+            placeholder={defaultSystemPrompt ? t("settings.systemPromptDefault", { prompt: defaultSystemPrompt.slice(0, 200) }) : t("settings.systemPromptNone")}
+            onChange={(e) => setPrompt(e.target.value)}
+            data-testid="session-system-prompt"
+          />
+          <p className="field__help">{t("settings.systemPromptHelp")}</p>
+        </div>
+        <div className="session-settings__field">
+          <label htmlFor={tempId} className="field__label">
+            {t("settings.temperature")}
+          </label>
+          <div className="session-settings__temp">
+            <label className="check-label">
+              <input type="checkbox" checked={temp === null} onChange={(e) => setTemp(e.target.checked ? null : (session.temperature ?? 0.7))} />
+              {t("settings.temperatureDefault")}
+            </label>
+            <input
+              id={tempId}
+              type="range"
+              min={0}
+              max={2}
+              step={0.1}
+              disabled={temp === null}
+              value={temp ?? 1}
+              onChange={(e) => setTemp(Number(e.target.value))}
+              data-testid="session-temperature"
+            />
+            <output className="session-settings__temp-value">{temp === null ? "—" : temp.toFixed(1)}</output>
+          </div>
+        </div>
+        <fieldset className="session-settings__field session-settings__toolsets">
+          <legend className="field__label">{t("settings.toolsets")}</legend>
+          <p className="field__help">{t("settings.toolsetsHelp")}</p>
+          <div className="toolset-grid">
+            {TOOLSETS.map((ts) => (
+              <label key={ts} className="check-label" data-testid={`toolset-${ts}`}>
+                <input type="checkbox" checked={toolsets.includes(ts)} onChange={() => toggle(ts)} />
+                {t(`tools.namespace.${ts}`)}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {error && <ErrorView error={error} compact />}
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,169 @@
+import { useCallback, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toAppError, useClient, useProviders, useSession, useSettings, type AppError, type Message } from "../api";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { useRouter } from "../shell/router";
+import { Composer } from "./Composer";
+import { MessageList } from "./MessageList";
+import { MessageView } from "./MessageView";
+import { ModelPicker } from "./ModelPicker";
+import { SessionSettings } from "./SessionSettings";
+
+/**
+ * One conversation: header (title, model, session settings), the virtualized messages and
+ * the composer. Everything shown comes from the session's snapshot and its events, so
+ * every window on the session shows the same stream.
+ */
+export function SessionView({ id }: { id: string }) {
+  const { t } = useTranslation("chat");
+  const client = useClient();
+  const { navigate, openSettings } = useRouter();
+  const { data, error, store } = useSession(id);
+  const providers = useProviders().data?.providers ?? [];
+  const settings = useSettings().data?.values ?? {};
+  const sendOnEnter = settings["chat.sendOnEnter"] !== false;
+  const [actionError, setActionError] = useState<AppError | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+
+  const run = useCallback(async (fn: () => Promise<unknown>) => {
+    setActionError(null);
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      setActionError(toAppError(e));
+      return false;
+    }
+  }, []);
+
+  const idle = data?.state === "idle";
+  const onRegenerate = useCallback(() => void run(() => client.chat.regenerate(id)), [run, client, id]);
+  const onEdit = useCallback((messageId: string, text: string) => run(() => client.chat.editAndResend(id, messageId, text)), [run, client, id]);
+  const editMode = data?.editMode ?? "truncate";
+  const count = data?.messages.length ?? 0;
+  const renderMessage = useCallback(
+    (m: Message, i: number) => (
+      <MessageView message={m} last={i === count - 1} idle={idle} editMode={editMode} onRegenerate={onRegenerate} onEdit={onEdit} />
+    ),
+    [count, idle, editMode, onRegenerate, onEdit],
+  );
+
+  if (!data) {
+    return (
+      <div className="session session--loading" data-testid="session-view">
+        {error ? (
+          <div className="session__center">
+            <ErrorView error={error} onRetry={() => void store.reload()} />
+          </div>
+        ) : (
+          <p className="session__center muted" role="status">
+            {t("session.loading")}
+          </p>
+        )}
+      </div>
+    );
+  }
+
+  if (data.deleted) {
+    return (
+      <div className="session" data-testid="session-view">
+        <div className="session__center empty-state">
+          <p className="empty-state__title">{t("session.deleted")}</p>
+          <button type="button" className="btn" onClick={() => navigate({ name: "home" })}>
+            {t("session.goHome")}
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  const session = data.session;
+  const busy = data.state !== "idle";
+  const title = session.title || t("session.untitled");
+
+  return (
+    <div className="session" data-testid="session-view" data-session-id={id} data-state={data.state}>
+      <header className="session__header">
+        <div className="session__title-wrap">
+          {session.kind === "task" && (
+            <span className="badge session__kind" title={t("session.taskHelp")}>
+              <Icon name="task" size={13} />
+              {t("session.task")}
+            </span>
+          )}
+          <h1 className="session__title" title={title}>
+            {title}
+          </h1>
+          {data.state === "awaiting-approval" && (
+            <span className="badge badge--warn" data-testid="session-awaiting">
+              {t("session.awaitingApproval")}
+            </span>
+          )}
+        </div>
+        <span className="spacer" />
+        {providers.length > 0 ? (
+          <ModelPicker
+            session={session}
+            providers={providers}
+            onChange={(patch) => void run(() => client.chat.updateSession(id, patch))}
+          />
+        ) : (
+          <button type="button" className="btn btn--small" onClick={() => openSettings("providers")} data-testid="add-provider-cta">
+            <Icon name="plus" size={14} />
+            {t("session.addProvider")}
+          </button>
+        )}
+        <button
+          type="button"
+          className="icon-btn"
+          title={t("settings.title")}
+          aria-label={t("settings.title")}
+          onClick={() => setSettingsOpen(true)}
+          data-testid="session-settings-open"
+        >
+          <Icon name="sliders" />
+        </button>
+      </header>
+
+      <MessageList
+        messages={data.messages}
+        renderMessage={renderMessage}
+        busy={busy}
+        empty={
+          <div className="session__empty empty-state">
+            <Icon name={session.kind === "task" ? "task" : "chat"} size={26} />
+            <p className="empty-state__title">{session.kind === "task" ? t("session.emptyTask") : t("session.empty")}</p>
+            <p className="empty-state__hint">{t("session.emptyHint")}</p>
+          </div>
+        }
+      />
+
+      <div className="session__footer">
+        {actionError && (
+          <div className="session__action-error">
+            <ErrorView error={actionError} compact />
+            <button type="button" className="icon-btn icon-btn--small" aria-label={t("common:actions.close")} onClick={() => setActionError(null)}>
+              <Icon name="x" size={14} />
+            </button>
+          </div>
+        )}
+        <Composer
+          key={id}
+          busy={busy}
+          sendOnEnter={sendOnEnter}
+          onSend={(text) => run(() => client.chat.send(id, text))}
+          onStop={() => void run(() => client.chat.stop(id))}
+        />
+      </div>
+
+      <SessionSettings
+        open={settingsOpen}
+        onClose={() => setSettingsOpen(false)}
+        session={session}
+        providers={providers}
+        defaultSystemPrompt={String(settings["chat.defaultSystemPrompt"] ?? "")}
+      />
+    </div>
+  );
+}

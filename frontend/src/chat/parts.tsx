@@ -1,0 +1,77 @@
+import { memo, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { Part } from "../api";
+import { ErrorView, useErrorText } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { toAppError } from "../api";
+import { formatDuration } from "../tools/model";
+import { Markdown } from "./markdown/Markdown";
+
+/** Assistant text: streaming Markdown. */
+export const TextPart = memo(function TextPart({ part }: { part: Part }) {
+  return (
+    <div className="part part--text" data-testid="part-text" data-state={part.state}>
+      <Markdown text={part.text ?? ""} />
+    </div>
+  );
+});
+
+/** The model's reasoning: open while it streams, collapsed once done (the user can toggle). */
+export const ReasoningPart = memo(function ReasoningPart({ part }: { part: Part }) {
+  const { t } = useTranslation("chat");
+  const streaming = part.state === "streaming";
+  const [open, setOpen] = useState(streaming);
+  const was = useRef(streaming);
+  useEffect(() => {
+    if (was.current !== streaming) {
+      was.current = streaming;
+      setOpen(streaming);
+    }
+  }, [streaming]);
+  const took = part.updatedAt && part.createdAt ? part.updatedAt - part.createdAt : 0;
+  return (
+    <div className={`part reasoning${open ? " is-open" : ""}`} data-testid="part-reasoning" data-state={part.state}>
+      <button type="button" className="reasoning__toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        <Icon name="chevron" size={14} className="reasoning__chevron" />
+        <Icon name="brain" size={15} />
+        {streaming ? (
+          <span className="reasoning__label is-live">{t("reasoning.live")}</span>
+        ) : (
+          <span className="reasoning__label">{took > 1000 ? t("reasoning.doneFor", { duration: formatDuration(took) }) : t("reasoning.done")}</span>
+        )}
+      </button>
+      {open && (
+        <div className="reasoning__body">
+          <Markdown text={part.text ?? ""} />
+        </div>
+      )}
+    </div>
+  );
+});
+
+/** A status line: a retry after a rate limit, or the error that ended the answer. */
+export const StatusPart = memo(function StatusPart({ part, onRetry }: { part: Part; onRetry?: () => void }) {
+  const { t } = useTranslation("chat");
+  const errorText = useErrorText();
+  const st = part.status;
+  if (!st) return null;
+  if (st.kind === "retry") {
+    return (
+      <div className="part status-line" data-testid="part-status" data-kind="retry">
+        <Icon name="clock" size={15} />
+        <span>
+          {t("status.retry", { seconds: Math.max(1, Math.round((st.waitMs ?? 0) / 1000)), attempt: st.attempt ?? 1 })}
+          {st.error && <span className="muted"> · {errorText(toAppError(st.error))}</span>}
+        </span>
+      </div>
+    );
+  }
+  if (st.error) {
+    return (
+      <div className="part" data-testid="part-status" data-kind={st.kind}>
+        <ErrorView error={st.error} onRetry={onRetry} />
+      </div>
+    );
+  }
+  return null;
+});

@@ -1,0 +1,230 @@
+import { useId, useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
+import { toAppError, useClient, type AppError, type Model, type Preset, type Provider, type ProviderInput } from "../api";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { ModelsEditor } from "./ModelsEditor";
+
+export interface ProviderFormProps {
+  /** The provider being edited; absent for a new one. */
+  provider?: Provider;
+  /** The preset it starts from (new) or was made from (edit). */
+  preset?: Preset;
+  /** Names already taken (a new provider gets a free one). */
+  takenNames: string[];
+  onDone: (saved: Provider | null) => void;
+  /** Called each time the form stored the provider (Save, or before fetching models). */
+  onPersisted?: (saved: Provider) => void;
+}
+
+function freeName(base: string, taken: string[]): string {
+  const lower = new Set(taken.map((n) => n.toLowerCase()));
+  if (!base || !lower.has(base.toLowerCase())) return base;
+  for (let i = 2; ; i++) if (!lower.has(`${base} ${i}`.toLowerCase())) return `${base} ${i}`;
+}
+
+/**
+ * Adds or edits a provider. The API key field only sends: it starts empty, what the user
+ * types goes to SaveProvider once, and the field is cleared again — the stored key is
+ * never shown, only whether one is set and its last four characters.
+ */
+export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted }: ProviderFormProps) {
+  const { t } = useTranslation("settings");
+  const client = useClient();
+  const ids = { name: useId(), url: useId(), key: useId(), keyHelp: useId() };
+  const [id, setId] = useState(provider?.id);
+  const [stored, setStored] = useState<Provider | undefined>(provider);
+  const [name, setName] = useState(provider?.name ?? freeName(preset?.id === "custom" ? "" : (preset?.name ?? ""), takenNames));
+  const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? preset?.baseUrl ?? "");
+  const [key, setKey] = useState("");
+  const [clearKey, setClearKey] = useState(false);
+  const [models, setModels] = useState<Model[]>(provider?.models ?? preset?.models ?? []);
+  const [defaultModel, setDefaultModel] = useState(provider?.defaultModel ?? preset?.models?.[0]?.id ?? "");
+  const [dirty, setDirty] = useState(!provider);
+  const [busy, setBusy] = useState<"save" | "fetch" | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+  const [fetched, setFetched] = useState<number | null>(null);
+
+  const presetId = provider?.preset ?? preset?.id ?? "custom";
+  const needsKey = stored?.needsKey ?? preset?.needsKey ?? false;
+  const edit = <T,>(fn: (v: T) => void) => (v: T) => {
+    fn(v);
+    setDirty(true);
+  };
+
+  const persist = async (): Promise<Provider> => {
+    const input: ProviderInput = { name, preset: presetId, baseUrl, models, defaultModel };
+    if (id) input.id = id;
+    if (key.trim()) input.apiKey = key.trim();
+    else if (clearKey) input.clearKey = true;
+    const saved = await client.providers.save(input);
+    // The key went to the backend; it is not kept in this window.
+    setKey("");
+    setClearKey(false);
+    setId(saved.id);
+    setStored(saved);
+    setModels(saved.models);
+    setDefaultModel(saved.defaultModel);
+    setDirty(false);
+    onPersisted?.(saved);
+    return saved;
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy("save");
+    setError(null);
+    try {
+      onDone(await persist());
+    } catch (err) {
+      setError(toAppError(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const fetchModels = async () => {
+    setBusy("fetch");
+    setError(null);
+    setFetched(null);
+    try {
+      const p = !id || dirty || key.trim() ? await persist() : stored!;
+      const got = await client.providers.fetchModels(p.id);
+      setStored(got);
+      setModels(got.models);
+      setDefaultModel(got.defaultModel);
+      setFetched(got.models.length);
+    } catch (err) {
+      setError(toAppError(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const keyStatus = stored?.keySet
+    ? stored.keyLast4
+      ? t("providers.key.setLast4", { last4: stored.keyLast4 })
+      : t("providers.key.set")
+    : needsKey
+      ? t("providers.key.notSet")
+      : t("providers.key.notNeeded");
+
+  return (
+    <form className="provider-form" onSubmit={(e) => void submit(e)} data-testid="provider-form" autoComplete="off">
+      <div className="provider-form__grid">
+        <label htmlFor={ids.name} className="field__label">
+          {t("providers.form.name")}
+        </label>
+        <input
+          id={ids.name}
+          className="input"
+          value={name}
+          maxLength={64}
+          required
+          onChange={(e) => edit(setName)(e.target.value)}
+          data-testid="provider-name"
+        />
+
+        <label htmlFor={ids.url} className="field__label">
+          {t("providers.form.baseUrl")}
+        </label>
+        <input
+          id={ids.url}
+          className="input"
+          type="url"
+          value={baseUrl}
+          placeholder={preset?.baseUrl || "https://…/v1"}
+          spellCheck={false}
+          onChange={(e) => edit(setBaseUrl)(e.target.value)}
+          data-testid="provider-base-url"
+        />
+
+        <label htmlFor={ids.key} className="field__label">
+          {t("providers.form.apiKey")}
+        </label>
+        <div className="provider-form__key">
+          <input
+            id={ids.key}
+            className="input"
+            type="password"
+            value={key}
+            autoComplete="new-password"
+            spellCheck={false}
+            placeholder={stored?.keySet ? t("providers.key.replacePlaceholder") : t("providers.key.placeholder")}
+            aria-describedby={ids.keyHelp}
+            onChange={(e) => {
+              setKey(e.target.value);
+              if (e.target.value) setClearKey(false);
+            }}
+            data-testid="provider-key"
+          />
+          <p id={ids.keyHelp} className="field__help">
+            <span className={`badge ${stored?.keySet ? "badge--ok" : ""}`} data-testid="provider-key-status">
+              {keyStatus}
+            </span>{" "}
+            {t("providers.key.help")}
+            {preset?.keyUrl && (
+              <>
+                {" "}
+                <a href={preset.keyUrl} target="_blank" rel="noreferrer noopener">
+                  {t("providers.key.getOne")}
+                </a>
+              </>
+            )}
+          </p>
+          {stored?.keySet && (
+            <label className="check-label">
+              <input
+                type="checkbox"
+                checked={clearKey}
+                disabled={Boolean(key)}
+                onChange={(e) => edit(setClearKey)(e.target.checked)}
+                data-testid="provider-clear-key"
+              />
+              {t("providers.key.clear")}
+            </label>
+          )}
+        </div>
+      </div>
+
+      <div className="provider-form__models">
+        <div className="group__header">
+          <h4 className="group__title">{t("providers.models.title")}</h4>
+          <button
+            type="button"
+            className="btn btn--small"
+            onClick={() => void fetchModels()}
+            disabled={busy !== null || !baseUrl.trim() || !name.trim()}
+            data-testid="provider-fetch-models"
+          >
+            <Icon name="refresh" size={14} />
+            {busy === "fetch" ? t("providers.models.fetching") : t("providers.models.fetch")}
+          </button>
+        </div>
+        <p className="field__help">{id ? t("providers.models.help") : t("providers.models.helpNew")}</p>
+        {fetched !== null && (
+          <p className="field__help" role="status">
+            {t("providers.models.fetched", { count: fetched })}
+          </p>
+        )}
+        <ModelsEditor
+          models={models}
+          defaultModel={defaultModel}
+          onChange={edit(setModels)}
+          onDefault={edit(setDefaultModel)}
+        />
+      </div>
+
+      {error && <ErrorView error={error} compact />}
+
+      <div className="provider-form__actions">
+        <button type="button" className="btn btn--quiet" onClick={() => onDone(stored && !provider ? stored : null)}>
+          {t("common:actions.cancel")}
+        </button>
+        <button type="submit" className="btn btn--primary" disabled={busy !== null} data-testid="provider-save">
+          {busy === "save" ? t("common:status.saving") : t("common:actions.save")}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,132 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { useRouter } from "../shell/router";
+import { model } from "../test/fakeChat";
+import { FakeBackend } from "../test/fakeTransport";
+import { renderWithClient } from "../test/render";
+import { SettingsPage } from "../settings/SettingsPage";
+
+function Routed() {
+  const { route } = useRouter();
+  return route.name === "settings" ? <SettingsPage section={route.section} /> : <output data-testid="route">{JSON.stringify(route)}</output>;
+}
+
+function open(backend = new FakeBackend()) {
+  const transport = backend.window();
+  const r = renderWithClient(<Routed />, { transport, route: { name: "settings", section: "providers" } });
+  return { ...r, backend, transport, user: userEvent.setup() };
+}
+
+const SECRET = "sk-test-abcdefgh12345678WXYZ";
+
+/** Every text a user can see or read back from the form: text content and control values. */
+function visibleText(): string {
+  const values = Array.from(document.querySelectorAll("input, textarea, select")).map((e) => (e as HTMLInputElement).value);
+  return `${document.body.textContent ?? ""}\n${values.join("\n")}`;
+}
+
+describe("Settings → Providers", () => {
+  it("adds a provider from a preset; the key is sent once and never shown", async () => {
+    const { backend, transport, user } = open();
+    expect(await screen.findByTestId("providers-empty")).toHaveTextContent("No providers yet");
+    await user.click(screen.getByTestId("provider-add"));
+    await user.click(await screen.findByTestId("preset-openai"));
+    const form = screen.getByTestId("provider-form");
+    expect(within(form).getByTestId("provider-name")).toHaveValue("OpenAI");
+    expect(within(form).getByTestId("provider-base-url")).toHaveValue("https://api.openai.com/v1");
+    const key = within(form).getByTestId("provider-key");
+    expect(key).toHaveAttribute("type", "password");
+    expect(key).toHaveValue("");
+    expect(within(form).getByTestId("provider-key-status")).toHaveTextContent("No key set");
+    expect(within(form).getAllByTestId("model-row").map((r) => r.dataset.model)).toEqual(["gpt-4.1", "gpt-4.1-mini"]);
+    await user.type(key, SECRET);
+    await user.click(within(form).getByTestId("provider-save"));
+
+    const card = await screen.findByTestId("provider-card");
+    expect(backend.chat.keys.get(backend.chat.providers[0]!.id)).toBe(SECRET);
+    const save = transport.calls.find((c) => c.method === "SaveProvider")!;
+    expect(save.args[0]).toMatchObject({ name: "OpenAI", preset: "openai", apiKey: SECRET, defaultModel: "gpt-4.1" });
+    expect(within(card).getByTestId("provider-key-badge")).toHaveTextContent("Key set · ends in WXYZ");
+    expect(visibleText()).not.toContain(SECRET);
+
+    // Editing later shows the status, never the key, and saving without typing keeps it.
+    await user.click(within(card).getByTestId("provider-edit"));
+    const edit = screen.getByTestId("provider-form");
+    expect(within(edit).getByTestId("provider-key")).toHaveValue("");
+    expect(within(edit).getByTestId("provider-key-status")).toHaveTextContent("Key set · ends in WXYZ");
+    expect(visibleText()).not.toContain(SECRET);
+    await user.click(within(edit).getByTestId("provider-save"));
+    await waitFor(() => expect(screen.queryByTestId("provider-form")).toBeNull());
+    const second = transport.calls.filter((c) => c.method === "SaveProvider")[1]!;
+    expect(second.args[0]).not.toHaveProperty("apiKey");
+    expect(backend.chat.keys.get(backend.chat.providers[0]!.id)).toBe(SECRET);
+  });
+
+  it("edits models: capabilities, context window, manual add, default, and fetch from /v1/models", async () => {
+    const backend = new FakeBackend();
+    backend.chat.providers.push({
+      id: "p1", name: "Local", preset: "custom", baseUrl: "http://127.0.0.1:9/v1", models: [model("m-a", { source: "manual" })],
+      defaultModel: "m-a", needsKey: false, keySet: false, createdAt: 1, updatedAt: 1,
+    });
+    const { transport, user } = open(backend);
+    await user.click(await screen.findByTestId("provider-edit"));
+    const form = screen.getByTestId("provider-form");
+    const row = within(form).getAllByTestId("model-row")[0]!;
+    await user.click(within(row).getByTestId("model-vision"));
+    const ctx = within(row).getByLabelText("Context window of m-a in tokens");
+    expect(ctx).toHaveValue(128000);
+    await user.clear(ctx);
+    await user.type(ctx, "32768");
+    await user.type(within(form).getByTestId("model-add-input"), "my-model{Enter}");
+    await user.click(within(form).getByLabelText("Use my-model by default"));
+    await user.click(within(form).getByTestId("provider-fetch-models"));
+    await waitFor(() => expect(within(form).getAllByTestId("model-row").map((r) => r.dataset.model)).toEqual(["m-a", "my-model", "fetched-a", "fetched-b"]));
+    // unsaved edits were saved before fetching
+    const saved = transport.calls.find((c) => c.method === "SaveProvider")!.args[0] as { models: { id: string; vision: boolean; contextWindow: number }[]; defaultModel: string };
+    expect(saved.models[0]).toMatchObject({ id: "m-a", vision: true, contextWindow: 32768 });
+    expect(saved.models[1]).toMatchObject({ id: "my-model", source: "manual", supportsTools: true });
+    expect(saved.defaultModel).toBe("my-model");
+    expect(screen.getByRole("status")).toHaveTextContent("4 models");
+  });
+
+  it("tests a provider: shows the reply, or the localized error with a way out", async () => {
+    const backend = new FakeBackend();
+    backend.chat.providers.push(
+      { id: "ok", name: "Good", preset: "openai", baseUrl: "https://x/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "1234", createdAt: 1, updatedAt: 1 },
+      { id: "bad", name: "Bad", preset: "openai", baseUrl: "https://y/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "-123", createdAt: 2, updatedAt: 2 },
+    );
+    backend.chat.keys.set("bad", "bad-key-123");
+    const { user } = open(backend);
+    const [good, bad] = await screen.findAllByTestId("provider-card");
+    await user.click(within(good!).getByTestId("provider-test"));
+    expect(await within(good!).findByText(/Works: gpt-4.1 answered “OK” in 321 ms/)).toBeInTheDocument();
+    await user.click(within(bad!).getByTestId("provider-test"));
+    const err = await within(bad!).findByTestId("error-view");
+    expect(err).toHaveTextContent("The provider rejected the API key.");
+    await user.click(within(err).getByRole("button", { name: "Open Providers settings" }));
+  });
+
+  it("deletes a provider after confirmation", async () => {
+    const backend = new FakeBackend();
+    backend.chat.providers.push({ id: "p1", name: "Gone soon", preset: "ollama", baseUrl: "http://127.0.0.1:11434/v1", models: [], defaultModel: "", needsKey: false, keySet: false, createdAt: 1, updatedAt: 1 });
+    const { user } = open(backend);
+    await user.click(await screen.findByTestId("provider-delete"));
+    const dialog = screen.getByRole("alertdialog", { name: "Delete Gone soon?" });
+    expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await user.click(within(dialog).getByTestId("provider-delete-confirm"));
+    expect(await screen.findByTestId("providers-empty")).toBeInTheDocument();
+    expect(backend.chat.providers).toHaveLength(0);
+  });
+
+  it("shows the backend's validation error in the form", async () => {
+    const { user } = open();
+    await user.click(await screen.findByTestId("provider-add"));
+    await user.click(await screen.findByTestId("preset-custom"));
+    const form = screen.getByTestId("provider-form");
+    await user.type(within(form).getByTestId("provider-name"), "Mine");
+    await user.type(within(form).getByTestId("provider-base-url"), "ftp://nope");
+    await user.click(within(form).getByTestId("provider-save"));
+    expect(await within(form).findByTestId("error-view")).toHaveTextContent("The provider settings are invalid");
+  });
+});

@@ -1,0 +1,448 @@
+import type {
+  AppError,
+  ApprovalRequest,
+  ToolEntry,
+  CairnEvent,
+  Message,
+  Model,
+  Part,
+  Preset,
+  Provider,
+  ProviderInput,
+  Session,
+  SessionInput,
+  SessionPatch,
+  SessionSnapshot,
+  Usage,
+} from "../api";
+
+type Impl = (...args: unknown[]) => unknown;
+
+function err(code: string, params: Record<string, unknown>, message: string): AppError {
+  return { code, i18nKey: `errors.${code}`, params, message };
+}
+
+const utf16 = (s: string) => s.length;
+
+export const PRESETS: Preset[] = [
+  { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", needsKey: true, keyUrl: "https://platform.openai.com/api-keys", models: [model("gpt-4.1"), model("gpt-4.1-mini")] },
+  { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", needsKey: true, models: [model("deepseek-chat"), model("deepseek-reasoner", { reasoning: true })] },
+  { id: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", needsKey: false },
+  { id: "custom", name: "Custom (OpenAI-compatible)", baseUrl: "", needsKey: false },
+];
+
+export function model(id: string, over: Partial<Model> = {}): Model {
+  return { id, contextWindow: 128000, supportsTools: true, vision: false, reasoning: false, source: "preset", ...over };
+}
+
+/** Drives one streaming answer the way backend/chat/run.go announces it. */
+export class AnswerScript {
+  private part: Part | null = null;
+  private parts: Part[] = [];
+  constructor(
+    private readonly chat: FakeChat,
+    readonly sessionId: string,
+    readonly messageId: string,
+  ) {}
+
+  private msg(): Message {
+    return this.chat.message(this.sessionId, this.messageId)!;
+  }
+
+  private append(p: Omit<Part, "id" | "messageId" | "index" | "round" | "createdAt" | "updatedAt">): Part {
+    const now = Date.now();
+    const part: Part = { id: this.chat.id("p"), messageId: this.messageId, index: this.parts.length, round: 0, createdAt: now, updatedAt: now, ...p };
+    this.parts.push(part);
+    this.msg().parts = [...(this.msg().parts ?? []), part];
+    this.chat.publish(`session:${this.sessionId}`, "part:appended", { ...part, tool: part.tool && { ...part.tool } });
+    return part;
+  }
+
+  private finishOpen() {
+    if (this.part) {
+      this.part.state = "done";
+      this.chat.publish(`session:${this.sessionId}`, "part:updated", { ...this.part, tool: this.part.tool && { ...this.part.tool } });
+      this.part = null;
+    }
+  }
+
+  private stream(type: "text" | "reasoning", delta: string) {
+    if (this.part && this.part.type === type) {
+      const offset = utf16(this.part.text ?? "");
+      this.part.text = (this.part.text ?? "") + delta;
+      this.chat.publish(`session:${this.sessionId}`, "part:delta", {
+        messageId: this.messageId,
+        partId: this.part.id,
+        index: this.part.index,
+        field: "text",
+        offset,
+        text: delta,
+      });
+      return this;
+    }
+    this.finishOpen();
+    this.part = this.append({ type, state: "streaming", text: delta });
+    return this;
+  }
+
+  text(delta: string) {
+    return this.stream("text", delta);
+  }
+
+  reasoning(delta: string) {
+    return this.stream("reasoning", delta);
+  }
+
+  /** A complete tool call (arguments as one delta), started. */
+  toolCall(callId: string, name: string, args: string) {
+    this.finishOpen();
+    const p = this.append({ type: "tool-call", state: "streaming", tool: { callId, name, arguments: "" } });
+    this.chat.publish(`session:${this.sessionId}`, "part:delta", { messageId: this.messageId, partId: p.id, index: p.index, field: "arguments", offset: 0, text: args });
+    p.tool!.arguments = args;
+    p.state = "done";
+    p.tool!.startedAt = Date.now();
+    this.chat.publish(`session:${this.sessionId}`, "part:updated", { ...p, tool: { ...p.tool! } });
+    return this;
+  }
+
+  toolEnd(callId: string, name: string, type: "tool-result" | "tool-error" | "tool-stopped", content: string, error?: AppError) {
+    this.finishOpen();
+    this.append({ type, state: "done", tool: { callId, name, content, error, durationMs: 420 } });
+    return this;
+  }
+
+  /** Ends the answer: status, usage, error; session back to idle. */
+  end(status: "complete" | "stopped" | "error" = "complete", opts: { usage?: Usage; error?: AppError } = {}) {
+    this.finishOpen();
+    if (opts.error) this.append({ type: "status", state: "done", status: { kind: "error", error: opts.error } });
+    const m = this.msg();
+    m.status = status;
+    m.usage = opts.usage;
+    m.error = opts.error;
+    const { parts: _parts, ...meta } = m;
+    this.chat.publish(`session:${this.sessionId}`, "message:updated", meta);
+    this.chat.setState(this.sessionId, "idle", this.messageId);
+    this.chat.running.delete(this.sessionId);
+  }
+}
+
+/**
+ * An in-memory chat and provider backend with the facade's method names, publishing the
+ * same events as backend/chat and backend/llm. Answers are driven by the test through
+ * the AnswerScript returned by `answer(sessionId)` (or `onSend`).
+ */
+export class FakeChat {
+  private n = 0;
+  seqs = new Map<string, number>();
+  sessions: Session[] = [];
+  messages = new Map<string, Message[]>();
+  providers: Provider[] = [];
+  /** Keys the backend received (never sent back). */
+  keys = new Map<string, string>();
+  running = new Map<string, AnswerScript>();
+  onSend: ((script: AnswerScript, text: string) => void) | null = null;
+  /** Errors a method should throw next (e.g. SendMessage → no_provider_configured). */
+  failNext = new Map<string, AppError>();
+  /** The tool registry as ListTools shows it. */
+  tools: ToolEntry[] = [];
+  /** Approval requests (pending and decided). */
+  approvals: ApprovalRequest[] = [];
+
+  /** A tool call that needs approval: a pending request, announced on `approvals`. */
+  requestApproval(sessionId: string, over: Partial<ApprovalRequest> = {}): ApprovalRequest {
+    const r: ApprovalRequest = {
+      id: this.id("apr"),
+      sessionId,
+      callId: this.id("call"),
+      tool: "sandbox_bash",
+      namespace: "sandbox",
+      args: { command: "make test" },
+      touches: { commands: ["make test"] },
+      readOnly: false,
+      destructive: false,
+      mode: "default",
+      askReason: "Shell commands ask in the default mode.",
+      rules: [{ id: "", behavior: "allow", tool: "sandbox_bash", command: "make test" }],
+      status: "pending",
+      createdAt: Date.now(),
+      ...over,
+    };
+    this.approvals.push(r);
+    this.publish("approvals", "approval:requested", r);
+    return r;
+  }
+
+  constructor(
+    private readonly broadcast: (ev: CairnEvent) => void,
+    private readonly settingsSeq: () => number,
+  ) {}
+
+  id(prefix: string) {
+    this.n++;
+    return `${prefix}${this.n}`;
+  }
+
+  seq(topic: string) {
+    return topic === "settings" ? this.settingsSeq() : (this.seqs.get(topic) ?? 0);
+  }
+
+  publish(topic: string, type: string, data: unknown) {
+    if (topic === "settings") {
+      this.broadcast({ topic, seq: -1, type, data }); // FakeBackend assigns settings seqs
+      return;
+    }
+    const seq = (this.seqs.get(topic) ?? 0) + 1;
+    this.seqs.set(topic, seq);
+    this.broadcast({ topic, seq, type, data: JSON.parse(JSON.stringify(data)), time: Date.now() });
+  }
+
+  message(sessionId: string, id: string) {
+    return this.messages.get(sessionId)?.find((m) => m.id === id);
+  }
+
+  session(id: string): Session {
+    const s = this.sessions.find((x) => x.id === id);
+    if (!s) throw err("session_not_found", {}, `no session ${id}`);
+    return s;
+  }
+
+  setState(id: string, state: Session["state"], messageId?: string) {
+    const s = this.session(id);
+    s.state = state;
+    this.publish(`session:${id}`, "session:state", { sessionId: id, state, messageId });
+    this.publish("sessions", "sessions:upserted", s);
+  }
+
+  addSession(input: SessionInput & { messages?: Message[] } = {}): Session {
+    const now = Date.now() + this.n;
+    const s: Session = {
+      id: this.id("s"),
+      kind: input.kind ?? "chat",
+      title: input.title ?? "",
+      providerId: input.providerId ?? "",
+      model: input.model ?? "",
+      systemPrompt: input.systemPrompt ?? "",
+      temperature: input.temperature ?? null,
+      toolsets: input.toolsets ?? [],
+      state: "idle",
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.sessions.unshift(s);
+    this.messages.set(s.id, input.messages ?? []);
+    this.publish("sessions", "sessions:upserted", s);
+    return s;
+  }
+
+  snapshot(id: string): SessionSnapshot {
+    const s = this.session(id);
+    return {
+      seq: this.seq(`session:${id}`),
+      session: { ...s },
+      messages: JSON.parse(JSON.stringify(this.messages.get(id) ?? [])),
+      state: s.state,
+      editMode: "truncate",
+    };
+  }
+
+  /** Starts an answer the test drives. */
+  start(sessionId: string, text: string | null, deleteFrom?: number): { script: AnswerScript; result: Record<string, unknown> } {
+    const s = this.session(sessionId);
+    if (this.running.has(sessionId)) throw err("session_busy", {}, "busy");
+    if (this.providers.length === 0) throw err("no_provider_configured", {}, "no provider");
+    const list = this.messages.get(sessionId)!;
+    const result: Record<string, unknown> = { sessionId };
+    if (deleteFrom !== undefined) {
+      const gone = list.splice(deleteFrom).map((m) => m.id);
+      if (gone.length) {
+        result.deletedMessageIds = gone;
+        this.publish(`session:${sessionId}`, "messages:deleted", { sessionId, messageIds: gone });
+      }
+    }
+    const now = Date.now();
+    let seq = list[list.length - 1]?.seq ?? 0;
+    if (text !== null) {
+      const um: Message = { id: this.id("m"), sessionId, seq: ++seq, role: "user", status: "complete", parts: [], createdAt: now, updatedAt: now };
+      um.parts = [{ id: this.id("p"), messageId: um.id, index: 0, round: 0, type: "text", state: "done", text, createdAt: now, updatedAt: now }];
+      list.push(um);
+      result.userMessageId = um.id;
+      this.publish(`session:${sessionId}`, "message:appended", um);
+      if (!s.title) {
+        s.title = text.split("\n")[0]!.slice(0, 60);
+      }
+    }
+    const am: Message = { id: this.id("m"), sessionId, seq: ++seq, role: "assistant", status: "streaming", model: "gpt-4.1", parts: [], createdAt: now, updatedAt: now };
+    list.push(am);
+    result.assistantMessageId = am.id;
+    this.publish(`session:${sessionId}`, "message:appended", am);
+    s.updatedAt = now;
+    this.publish(`session:${sessionId}`, "session:updated", s);
+    const script = new AnswerScript(this, sessionId, am.id);
+    this.running.set(sessionId, script);
+    this.setState(sessionId, "streaming", am.id);
+    if (text !== null) this.onSend?.(script, text);
+    return { script, result };
+  }
+
+  /** The answer now running in a session. */
+  answer(sessionId: string): AnswerScript {
+    const a = this.running.get(sessionId);
+    if (!a) throw new Error(`no answer running in ${sessionId}`);
+    return a;
+  }
+
+  private providerSnapshot() {
+    return { seq: this.settingsSeq(), providers: this.providers.map((p) => ({ ...p })) };
+  }
+
+  private fail(method: string) {
+    const e = this.failNext.get(method);
+    if (e) {
+      this.failNext.delete(method);
+      throw e;
+    }
+  }
+
+  /** The facade methods (app_chat.go). */
+  methods(): Record<string, Impl> {
+    return {
+      ListSessions: (q) => {
+        const query = String(q ?? "").toLowerCase();
+        return {
+          seq: this.seq("sessions"),
+          sessions: this.sessions.filter((s) => s.title.toLowerCase().includes(query)).map((s) => ({ ...s })),
+        };
+      },
+      CreateSession: (input) => {
+        this.fail("CreateSession");
+        return { ...this.addSession(input as SessionInput) };
+      },
+      UpdateSession: (id, patch) => {
+        const s = this.session(String(id));
+        const p = patch as SessionPatch;
+        if (p.title !== undefined) s.title = p.title;
+        if (p.providerId !== undefined) {
+          if (p.providerId !== s.providerId && p.model === undefined) s.model = "";
+          s.providerId = p.providerId;
+        }
+        if (p.model !== undefined) s.model = p.model;
+        if (p.systemPrompt !== undefined) s.systemPrompt = p.systemPrompt;
+        if (p.resetTemperature) s.temperature = null;
+        else if (p.temperature !== undefined) s.temperature = p.temperature;
+        if (p.toolsets !== undefined) s.toolsets = [...p.toolsets].sort();
+        s.updatedAt = Date.now();
+        this.publish(`session:${s.id}`, "session:updated", s);
+        this.publish("sessions", "sessions:upserted", s);
+        return { ...s };
+      },
+      RenameSession: (id, title) => this.methods().UpdateSession!(id, { title }),
+      DeleteSession: (id) => {
+        const s = this.session(String(id));
+        this.sessions = this.sessions.filter((x) => x !== s);
+        this.messages.delete(s.id);
+        this.running.delete(s.id);
+        this.publish(`session:${s.id}`, "session:deleted", { sessionId: s.id });
+        this.publish("sessions", "sessions:removed", { sessionId: s.id });
+        return null;
+      },
+      GetSession: (id) => this.snapshot(String(id)),
+      SendMessage: (id, text) => {
+        this.fail("SendMessage");
+        if (!String(text).trim()) throw err("invalid_argument", { message: "the message is empty" }, "empty");
+        return this.start(String(id), String(text)).result;
+      },
+      StopSession: (id) => {
+        this.running.get(String(id))?.end("stopped");
+        return null;
+      },
+      Regenerate: (id) => {
+        const list = this.messages.get(String(id)) ?? [];
+        let last = -1;
+        list.forEach((m, i) => m.role === "user" && (last = i));
+        if (last < 0) throw err("message_not_found", {}, "no user message");
+        return this.start(String(id), null, last + 1).result;
+      },
+      EditAndResend: (id, messageId, text) => {
+        const list = this.messages.get(String(id)) ?? [];
+        const i = list.findIndex((m) => m.id === messageId);
+        if (i < 0) throw err("message_not_found", {}, "no message");
+        return { ...this.start(String(id), String(text), i).result, editMode: "truncate" };
+      },
+      ListTools: () => ({ seq: this.seq("tools"), tools: this.tools.map((x) => ({ ...x })) }),
+      SetToolEnabled: (name, enabled) => {
+        const tool = this.tools.find((x) => x.name === name);
+        if (!tool) throw err("tool_not_found", { name }, "no tool");
+        tool.enabled = Boolean(enabled);
+        this.publish("tools", "tools:prefs", { name, enabled: tool.enabled });
+        return null;
+      },
+      ListPendingApprovals: () => ({ seq: this.seq("approvals"), requests: this.approvals.filter((r) => r.status === "pending") }),
+      DecideApproval: (id, decision, reason, window) => {
+        const r = this.approvals.find((x) => x.id === id);
+        if (!r) throw err("approval_not_found", {}, "no request");
+        if (r.status !== "pending") {
+          throw err("approval_already_decided", { decision: r.decision, window: r.window, decidedAt: "2026-01-01T10:00:00Z", tool: r.tool }, "already decided");
+        }
+        r.status = decision === "deny" ? "denied" : "allowed";
+        r.decision = decision as ApprovalRequest["decision"];
+        r.decisionReason = String(reason ?? "");
+        r.window = String(window ?? "");
+        this.publish("approvals", "approval:decided", r);
+        return { ...r };
+      },
+      ListProviderPresets: () => PRESETS,
+      ListProviders: () => this.providerSnapshot(),
+      SaveProvider: (input) => {
+        const inp = input as ProviderInput;
+        if (!inp.name?.trim()) throw err("provider_invalid", { reason: "the name must be 1 to 64 printable characters" }, "bad name");
+        const preset = PRESETS.find((p) => p.id === (inp.preset || "custom"))!;
+        const baseUrl = (inp.baseUrl || preset.baseUrl).replace(/\/+$/, "");
+        if (!/^https?:\/\/./.test(baseUrl)) throw err("provider_invalid", { reason: `"${baseUrl}" is not an http(s) URL` }, "bad url");
+        let p = this.providers.find((x) => x.id === inp.id);
+        const now = Date.now();
+        if (!p) {
+          p = { id: this.id("prov"), name: "", preset: preset.id, baseUrl, models: [], defaultModel: "", needsKey: preset.needsKey, keySet: false, createdAt: now, updatedAt: now };
+          this.providers.push(p);
+        }
+        p.name = inp.name.trim();
+        p.baseUrl = baseUrl;
+        p.models = inp.models ?? p.models;
+        p.defaultModel = inp.defaultModel || p.models[0]?.id || "";
+        if (inp.apiKey) {
+          this.keys.set(p.id, inp.apiKey);
+          p.keySet = true;
+          p.keyLast4 = inp.apiKey.length >= 8 ? inp.apiKey.slice(-4) : undefined;
+        } else if (inp.clearKey) {
+          this.keys.delete(p.id);
+          p.keySet = false;
+          delete p.keyLast4;
+        }
+        this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
+        return { ...p };
+      },
+      DeleteProvider: (id) => {
+        this.providers = this.providers.filter((p) => p.id !== id);
+        this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
+        return null;
+      },
+      FetchModels: (id) => {
+        const p = this.providers.find((x) => x.id === id);
+        if (!p) throw err("provider_not_found", { name: id }, "no provider");
+        const manual = p.models.filter((m) => m.source === "manual");
+        p.models = [...manual, model("fetched-a", { source: "fetched" }), model("fetched-b", { source: "fetched", vision: true })];
+        p.defaultModel ||= p.models[0]!.id;
+        this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
+        return { ...p };
+      },
+      TestProvider: (id, m) => {
+        const p = this.providers.find((x) => x.id === id);
+        if (!p) throw err("provider_not_found", { name: id }, "no provider");
+        if (p.needsKey && !p.keySet) return { ok: false, model: m, latencyMs: 0, error: err("provider_key_missing", { name: p.name }, "no key") };
+        if (this.keys.get(p.id) === "bad-key-123") {
+          return { ok: false, model: m, latencyMs: 0, error: { ...err("model_auth_failed", {}, "401 Unauthorized"), action: { kind: "open-settings", target: "providers" } } };
+        }
+        return { ok: true, model: m || p.defaultModel, latencyMs: 321, reply: "OK" };
+      },
+    };
+  }
+}

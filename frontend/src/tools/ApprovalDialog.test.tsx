@@ -1,0 +1,115 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { ApprovalRequest } from "../api";
+import { FakeTransport } from "../test/fakeTransport";
+import { renderWithClient } from "../test/render";
+import { ApprovalDialog, changeOf } from "./ApprovalDialog";
+
+const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  id: "r1",
+  sessionId: "s1",
+  callId: "c1",
+  tool: "sandbox_bash",
+  namespace: "sandbox",
+  args: { command: "rm -rf build && make" },
+  touches: { commands: ["rm -rf build", "make"], paths: ["/work/build"], cwd: "/work" },
+  readOnly: false,
+  destructive: true,
+  mode: "default",
+  askReason: "Shell commands ask in the default mode.",
+  rules: [{ id: "", behavior: "allow", tool: "sandbox_bash", command: "make" }],
+  status: "pending",
+  createdAt: 1,
+  ...over,
+});
+
+const setup = (req: ApprovalRequest, onDecide = vi.fn(async () => {}), error?: unknown) => {
+  renderWithClient(<ApprovalDialog request={req} onDecide={onDecide} error={error} />, { transport: new FakeTransport(), ready: null });
+  return { onDecide, user: userEvent.setup(), dialog: screen.getByRole("alertdialog") };
+};
+
+describe("ApprovalDialog", () => {
+  it("shows what will happen: tool, reason, exact commands, paths and the destructive warning", () => {
+    const { dialog } = setup(request());
+    expect(dialog).toHaveAccessibleName("Allow bash?");
+    expect(dialog).toHaveAccessibleDescription("Shell commands ask in the default mode.");
+    expect(within(dialog).getAllByTestId("approval-command").map((c) => c.textContent)).toEqual(["rm -rf build", "make"]);
+    expect(within(dialog).getByTestId("approval-targets")).toHaveTextContent("/work/build");
+    expect(within(dialog).getByTestId("approval-destructive")).toBeInTheDocument();
+    expect(within(dialog).getByTestId("approval-allow")).toHaveFocus();
+  });
+
+  it("Enter allows once and Esc denies", async () => {
+    const { user, onDecide } = setup(request());
+    await user.keyboard("{Enter}");
+    expect(onDecide).toHaveBeenLastCalledWith("allow_once", "");
+    await user.keyboard("{Escape}");
+    expect(onDecide).toHaveBeenLastCalledWith("deny", "");
+  });
+
+  it("denies with the reason typed for the model", async () => {
+    const { user, onDecide } = setup(request());
+    await user.type(screen.getByTestId("approval-reason"), "use the staging box");
+    await user.click(screen.getByTestId("approval-deny"));
+    expect(onDecide).toHaveBeenCalledWith("deny", "use the staging box");
+  });
+
+  it("offers session / always only when the backend can make a rule", async () => {
+    setup(request({ rules: [] }));
+    expect(screen.queryByTestId("approval-session")).toBeNull();
+    expect(screen.queryByTestId("approval-always")).toBeNull();
+  });
+
+  it("shows the change an edit makes, and the error of a late decision", async () => {
+    setup(
+      request({ tool: "sandbox_edit", args: { path: "main.go", old_string: "a := 1", new_string: "a := 2" }, touches: { paths: ["/w/main.go"] }, destructive: false }),
+      vi.fn(async () => {}),
+      { code: "approval_already_decided", i18nKey: "errors.approval_already_decided", message: "decided elsewhere" },
+    );
+    const diff = screen.getByTestId("approval-diff");
+    expect(diff.querySelector(".diff-del")).toHaveTextContent("- a := 1");
+    expect(diff.querySelector(".diff-add")).toHaveTextContent("+ a := 2");
+    await waitFor(() => expect(screen.getByTestId("error-view")).toBeInTheDocument());
+  });
+
+  it("reads writes as all-new lines", () => {
+    expect(changeOf({ path: "a.txt", content: "x\ny" })).toEqual({ path: "a.txt", lines: [{ sign: "+", text: "x" }, { sign: "+", text: "y" }] });
+    expect(changeOf({ query: "nothing to change" })).toBeNull();
+  });
+});
+
+describe("ApprovalHost (every window shows the dialog; the first decision wins)", () => {
+  it("opens in both windows, closes in both after one decides, and tells the late window", async () => {
+    const { FakeBackend } = await import("../test/fakeTransport");
+    const { App } = await import("../shell/App");
+    const backend = new FakeBackend();
+    const s = backend.chat.addSession({ title: "Build" });
+    const a = renderWithClient(<App />, { transport: backend.window(), route: { name: "home" } });
+    const b = renderWithClient(<App />, { transport: backend.window(), route: { name: "home" } });
+    await within(a.container).findByTestId("home");
+    await within(b.container).findByTestId("home");
+    const user = userEvent.setup();
+
+    const req = backend.chat.requestApproval(s.id);
+    await waitFor(() => expect(screen.getAllByTestId("approval-dialog")).toHaveLength(2));
+    const [da, db] = screen.getAllByTestId("approval-dialog");
+    expect(da).toHaveTextContent("In “Build”");
+    expect(document.title).toMatch(/^\(1\) /);
+
+    // window B answers too late: it has the dialog open but A decided first
+    backend.chat.approvals[0]!.status = "allowed";
+    backend.chat.approvals[0]!.decision = "allow_once";
+    backend.chat.approvals[0]!.window = "window-a";
+    await user.click(within(db!).getByTestId("approval-deny"));
+    expect(await screen.findByTestId("approval-notice")).toHaveTextContent("This request was already answered: allow_once from window-a");
+
+    // the real decision (from A) closes the dialog everywhere
+    backend.chat.approvals[0]!.status = "pending";
+    await user.click(within(da!).getByTestId("approval-allow"));
+    await waitFor(() => expect(screen.queryAllByTestId("approval-dialog")).toHaveLength(0));
+    expect(req.decision).toBe("allow_once");
+    expect(req.window).toBeTruthy(); // the deciding window is named for the audit log
+    expect(document.title).not.toMatch(/^\(\d+\) /);
+  });
+});

@@ -1,0 +1,202 @@
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import type { ApprovalChoice, ApprovalRequest } from "../api";
+import { Dialog } from "../components/Dialog";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { NAMESPACE_ICONS, parseToolName, prettyJSON } from "./model";
+
+export interface ApprovalDialogProps {
+  request: ApprovalRequest | null;
+  /** Sends the decision; a rejection (e.g. approval_already_decided) is shown in the dialog. */
+  onDecide: (choice: ApprovalChoice, reason: string) => Promise<void>;
+  /** An error from the last decision (rendered with ErrorView). */
+  error?: unknown;
+  /** Where the request comes from (session, queue), shown above the details. */
+  context?: ReactNode;
+}
+
+interface DiffLine {
+  sign: "+" | "-";
+  text: string;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+
+/** The change an edit or write call makes, as +/- lines (old text removed, new text added). */
+export function changeOf(args: unknown): { path?: string; lines: DiffLine[] } | null {
+  if (!args || typeof args !== "object") return null;
+  const a = args as Record<string, unknown>;
+  const path = str(a.path) ?? str(a.file_path) ?? str(a.filePath) ?? str(a.file);
+  const oldText = str(a.old_string) ?? str(a.oldText) ?? str(a.old_text) ?? str(a.search);
+  const newText = str(a.new_string) ?? str(a.newText) ?? str(a.new_text) ?? str(a.replace);
+  if (oldText !== undefined && newText !== undefined) {
+    return {
+      path,
+      lines: [...oldText.split("\n").map((text) => ({ sign: "-" as const, text })), ...newText.split("\n").map((text) => ({ sign: "+" as const, text }))],
+    };
+  }
+  const content = str(a.content) ?? str(a.contents) ?? str(a.text);
+  if (path && content !== undefined) return { path, lines: content.split("\n").map((text) => ({ sign: "+" as const, text })) };
+  return null;
+}
+
+/**
+ * The approval dialog (APPR-3): shows what the call will do — the tool and its server,
+ * the exact command, the change for edits and writes, the paths and URLs, whether it is
+ * destructive — and sends one decision. Enter allows once, Esc denies; focus is trapped by
+ * Dialog. "For this session" / "always" are offered only when the backend can make a rule.
+ */
+export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDialogProps) {
+  const { t } = useTranslation("chat");
+  const allowRef = useRef<HTMLButtonElement>(null);
+  const reasonId = useId();
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  if (!request) return null;
+  const name = parseToolName(request.tool);
+  const namespace = request.namespace?.startsWith("mcp") ? "mcp" : name.namespace;
+  const args = typeof request.args === "string" ? request.args : JSON.stringify(request.args ?? {});
+  const change = changeOf(typeof request.args === "string" ? safeParse(request.args) : request.args);
+  const touches = request.touches ?? {};
+  const canRule = (request.rules ?? []).length > 0;
+
+  const decide = async (choice: ApprovalChoice) => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await onDecide(choice, choice === "deny" ? reason.trim() : "");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
+    const target = e.target as HTMLElement;
+    if (target.tagName === "TEXTAREA" || target.tagName === "BUTTON") return; // buttons click themselves
+    e.preventDefault();
+    void decide("allow_once");
+  };
+
+  return (
+    <Dialog
+      open
+      role="alertdialog"
+      closeOnBackdrop={false}
+      onClose={() => void decide("deny")}
+      initialFocusRef={allowRef}
+      testId="approval-dialog"
+      size="wide"
+      title={t("approval.title", { tool: request.server ? `${request.server} › ${name.label}` : name.label || request.tool })}
+      description={request.askReason || undefined}
+      footer={
+        <>
+          <button type="button" className="btn btn--danger-quiet" disabled={busy} onClick={() => void decide("deny")} data-testid="approval-deny">
+            {t("approval.deny")}
+          </button>
+          <span className="spacer" />
+          {canRule && (
+            <>
+              <button type="button" className="btn" disabled={busy} onClick={() => void decide("allow_always")} data-testid="approval-always">
+                {t("approval.always")}
+              </button>
+              <button type="button" className="btn" disabled={busy} onClick={() => void decide("allow_session")} data-testid="approval-session">
+                {t("approval.session")}
+              </button>
+            </>
+          )}
+          <button ref={allowRef} type="button" className="btn btn--primary" disabled={busy} onClick={() => void decide("allow_once")} data-testid="approval-allow">
+            {t("approval.once")}
+          </button>
+        </>
+      }
+    >
+      <div className="approval" onKeyDown={onKeyDown}>
+        {context}
+        <p className="approval__tool">
+          <span className="tool-card__ns" aria-hidden="true">
+            <Icon name={NAMESPACE_ICONS[namespace]} size={15} />
+          </span>
+          <code>{request.tool}</code>
+          <span className="muted">· {t(`tools.namespace.${namespace}`)}</span>
+        </p>
+        {request.destructive && (
+          <p className="approval__warn" data-testid="approval-destructive">
+            <Icon name="alert" size={15} />
+            {t("approval.destructive")}
+          </p>
+        )}
+        {(touches.commands ?? []).length > 0 && (
+          <section>
+            <h3 className="approval__label">{t("approval.command")}</h3>
+            {touches.commands!.map((c, i) => (
+              <pre key={i} className="tool-card__pre approval__command" data-testid="approval-command">
+                {c}
+              </pre>
+            ))}
+            {touches.cwd && <p className="muted approval__cwd">{t("approval.cwd", { cwd: touches.cwd })}</p>}
+          </section>
+        )}
+        {change && (
+          <section>
+            <h3 className="approval__label">{change.path ? t("approval.changeOf", { path: change.path }) : t("approval.change")}</h3>
+            <pre className="tool-card__pre approval__diff" data-testid="approval-diff">
+              {change.lines.map((l, i) => (
+                <span key={i} className={l.sign === "+" ? "diff-add" : "diff-del"}>
+                  {l.sign} {l.text}
+                  {"\n"}
+                </span>
+              ))}
+            </pre>
+          </section>
+        )}
+        {((touches.paths ?? []).length > 0 || (touches.urls ?? []).length > 0) && (
+          <section>
+            <h3 className="approval__label">{t("approval.touches")}</h3>
+            <ul className="approval__targets" data-testid="approval-targets">
+              {(touches.paths ?? []).map((p) => (
+                <li key={`p:${p}`}>
+                  <Icon name="file" size={13} /> <code>{p}</code>
+                </li>
+              ))}
+              {(touches.urls ?? []).map((u) => (
+                <li key={`u:${u}`}>
+                  <Icon name="globe" size={13} /> <code>{u}</code>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+        <details className="tool-card__section" open={!change && !(touches.commands ?? []).length}>
+          <summary>{t("tools.arguments")}</summary>
+          <pre className="tool-card__pre" data-testid="approval-args">
+            {prettyJSON(args) ?? args}
+          </pre>
+        </details>
+        <label htmlFor={reasonId} className="approval__label">
+          {t("approval.reason")}
+        </label>
+        <textarea
+          id={reasonId}
+          className="input textarea approval__reason"
+          value={reason}
+          placeholder={t("approval.reasonPlaceholder")}
+          onChange={(e) => setReason(e.target.value)}
+          data-testid="approval-reason"
+        />
+        <p className="field__help">{t("approval.keys")}</p>
+        {error ? <ErrorView error={error} compact /> : null}
+      </div>
+    </Dialog>
+  );
+}
+
+function safeParse(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
+}
