@@ -41,3 +41,8 @@ func (a *App) SetSecret(name, value string) error { return a.s.Secrets.Set(a.ctx
 
 // DeleteSecret removes a secret.
 func (a *App) DeleteSecret(name string) error { return a.s.Secrets.Delete(a.ctx, name) }
+
+// WindowFocus is reported by every window when it gains or loses the focus (and again
+// while it keeps it), so a waiting approval raises an OS notification only when nobody
+// is looking.
+func (a *App) WindowFocus(window string, focused bool) { a.s.Presence.Set(window, focused) }

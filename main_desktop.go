@@ -46,6 +46,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 		OnStartup: func(wctx context.Context) {
 			app.ctx = wctx
 			go forwardEvents(wctx, s.Bus)
+			s.StartBackground(wctx)
 			// SIGINT/SIGTERM close the window the normal way, so WebKit's helper
 			// processes exit with it.
 			go func() {

@@ -22,6 +22,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	defer s.Close()
 	bound := env.Deps.NewBound(ctx, s)
+	s.StartBackground(ctx)
 	srv, err := server.New(server.Config{
 		Addr:        *addr,
 		AllowRemote: *allowRemote,

@@ -15,6 +15,8 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/notify"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
@@ -47,8 +49,13 @@ type Services struct {
 	// (APPR-1..3); it is the tool pipeline's tools.Permission.
 	Approval *approval.Service
 	// Tools is the process-wide tool registry (TOOL-1); Pipeline runs every call (TOOL-3).
-	Tools    *tools.Registry
-	Pipeline *tools.Pipeline
+	// Presence knows whether any window has the focus (approval notifications).
+	Presence  *notify.Presence
+	Tools     *tools.Registry
+	Pipeline  *tools.Pipeline
+	ToolPrefs *tools.Prefs
+	// MCP is the MCP runtime and catalog (MCP-1..4); Start launches its warmer.
+	MCP *mcp.Manager
 
 	closers []func() error
 }
@@ -91,12 +98,22 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus}
 	s.closers = append(s.closers, func() error { bus.Close(); return nil }, db.Close)
 	s.Settings = settings.New(db, bus)
+	s.Presence = notify.NewPresence(0)
 	force := opt.SecretsBackend
 	if force == "" {
 		force = os.Getenv("CAIRN_SECRETS")
 	}
 	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force})
 	s.Providers = llm.NewService(db, s.Secrets, bus, llm.Options{})
+	// MCP servers (MCP-1..4). Built before chat so that it closes after it: runs stop
+	// before their servers do. Nothing connects until Start (the desktop app and
+	// `cairn serve` start it; CLI commands connect only to what they use).
+	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, DataDir: dir, Log: log})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.closers = append(s.closers, s.MCP.Close)
 	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Log: log})
 	if err != nil {
 		s.Close()
@@ -115,11 +132,24 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// The one tool system: every tool (built-in, MCP, meta) runs through this pipeline,
 	// whose permission step is the approval service.
 	s.Tools = tools.NewRegistry()
-	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval})
+	s.ToolPrefs = tools.NewPrefs(db.DB, bus)
+	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled})
 	s.Approval.SetTools(s.Tools)
 	s.Chat.SetTools(approval.Runner{BatchRunner: s.Pipeline})
 	s.Approval.SetResumer(s.Chat)
+	// The MCP servers' cached tools join the registry; nothing connects until MCP.Start.
+	s.MCP.AttachRegistry(ctx, s.Tools)
+	s.Approval.SetServers(s.MCP)
 	return s, nil
+}
+
+// StartBackground starts what a long-running Cairn (the desktop window, `cairn serve`)
+// does on its own: the MCP warmer, which connects to enabled servers without delaying
+// anything, and OS notifications for approvals that wait while no window has the focus.
+// CLI commands do not call it, so they spawn nothing they do not use.
+func (s *Services) StartBackground(ctx context.Context) {
+	s.MCP.Start()
+	go notify.Watch(ctx, s.Bus, s.Presence, notify.DBus{AppName: "Cairn"}, s.Log)
 }
 
 // Close releases everything in reverse order of opening.

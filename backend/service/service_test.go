@@ -172,3 +172,47 @@ func TestPendingApprovalSurvivesRestart(t *testing.T) {
 		t.Fatalf("resumed answer = %+v", a)
 	}
 }
+
+// TestDisabledToolIsNotOffered: a tool the user turned off in Settings → Tools is left
+// out of the model's request, and turning it back on offers it again.
+func TestDisabledToolIsNotOffered(t *testing.T) {
+	srv := llmtest.Start(t)
+	var runs atomic.Int32
+	s := open(t, t.TempDir(), &runs)
+	defer s.Close()
+	ctx := context.Background()
+	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
+		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	ask := func() []string {
+		srv.Enqueue(llmtest.Reply{Text: "ok"})
+		if _, err := s.Chat.SendMessage(ctx, sess.ID, "hi"); err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, s, sess.ID)
+		reqs := srv.Requests()
+		return reqs[len(reqs)-1].Body.ToolNames()
+	}
+	if got := ask(); len(got) != 1 || got[0] != "file_write" {
+		t.Fatalf("tools offered = %v", got)
+	}
+	if err := s.ToolPrefs.SetEnabled(ctx, "file_write", false); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.ToolPrefs.Snapshot(ctx, s.Tools)
+	if err != nil || len(snap.Tools) != 1 || snap.Tools[0].Enabled || snap.Seq == 0 {
+		t.Fatalf("snapshot = %+v, %v", snap, err)
+	}
+	if got := ask(); len(got) != 0 {
+		t.Fatalf("disabled tool still offered: %v", got)
+	}
+	if err := s.ToolPrefs.SetEnabled(ctx, "file_write", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(); len(got) != 1 {
+		t.Fatalf("re-enabled tool not offered: %v", got)
+	}
+}

@@ -33,6 +33,9 @@ type Options struct {
 	StopGrace time.Duration
 	// PreviewBytes is how much of a spilled result the model sees; 0 means 4096.
 	PreviewBytes int
+	// Disabled returns the wire names the user turned off; they are left out of every
+	// request. Nil means none.
+	Disabled func(ctx context.Context) (map[string]bool, error)
 }
 
 // Pipeline runs tool calls through the lifecycle of TOOL-3 and assembles each request's
@@ -47,6 +50,7 @@ type Pipeline struct {
 	parallel  int
 	grace     time.Duration
 	preview   int
+	disabled  func(ctx context.Context) (map[string]bool, error)
 	resultDir string
 	meta      map[string]*record // tool_search, tool_inspect, tool_invoke, tool_read_result
 	invoke    *record
@@ -69,6 +73,7 @@ func NewPipeline(reg *Registry, opt Options) *Pipeline {
 		parallel: cmp.Or(opt.MaxParallel, 8),
 		grace:    cmp.Or(opt.StopGrace, 2*time.Second),
 		preview:  cmp.Or(opt.PreviewBytes, 4096),
+		disabled: opt.Disabled,
 		ledger:   map[string]map[string]bool{},
 		scopes:   map[string]Scope{},
 		spilled:  map[string]bool{},
@@ -94,6 +99,20 @@ func (p *Pipeline) Registry() *Registry { return p.reg }
 func (p *Pipeline) Select(ctx context.Context, scope Scope) (Selection, error) {
 	if err := ctx.Err(); err != nil {
 		return Selection{}, apperr.Wrap(err, apperr.Canceled, "select tools")
+	}
+	if p.disabled != nil {
+		off, err := p.disabled(ctx)
+		if err != nil {
+			return Selection{}, err
+		}
+		if len(off) > 0 {
+			merged := maps.Clone(scope.Disabled)
+			if merged == nil {
+				merged = map[string]bool{}
+			}
+			maps.Copy(merged, off)
+			scope.Disabled = merged
+		}
 	}
 	if scope.SessionID != "" {
 		kept := scope // the caller may reuse its slices and map

@@ -6,6 +6,7 @@ import { createI18n } from "./i18n";
 import { App } from "./shell/App";
 import { AppInfoProvider } from "./shell/appInfo";
 import { RouterProvider } from "./shell/router";
+import { reportFocus } from "./shell/focusReporter";
 import { windowId } from "./shell/windowId";
 import "./styles.css";
 
@@ -16,6 +17,8 @@ client.stores.settings.start();
 // Tell the backend this window is up (the desktop smoke test waits for it).
 const ready = client.system.ready(windowId());
 ready.catch(() => {}); // shown in About; never an unhandled rejection
+// A waiting approval raises an OS notification only while no window has the focus.
+reportFocus(client.system, windowId());
 
 const el = document.getElementById("root");
 if (!el) throw new Error("#root missing");

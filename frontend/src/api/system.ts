@@ -41,6 +41,8 @@ export function systemApi(t: Transport) {
     /** Announces this window (id is per window, kept in sessionStorage). */
     ready: (windowId: string) => t.call<ReadyInfo>("Ready", windowId),
     doctor: () => t.call<DoctorReport>("Doctor"),
+    /** Reports whether this window has the focus (approval notifications). */
+    windowFocus: (windowId: string, focused: boolean) => t.call<void>("WindowFocus", windowId, focused),
   };
 }
 

@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+const mcpUsage = `usage: cairn mcp COMMAND
+  list [--json]                      configured servers
+  tools [SERVER] [--json] [--refresh] cached tools (--refresh connects and re-reads them)
+  call SERVER TOOL JSON              call a tool and print its result
+  logs SERVER [-n N]                 the server's log (stderr and Cairn's notes)
+  import FILE|-                      import mcpServers JSON (as other desktop clients write it)
+  export [--include-secrets]         print the servers as mcpServers JSON
+  test SERVER                        connect, list tools, disconnect
+  enable SERVER | disable SERVER | remove SERVER`
+
+func runMCP(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "mcp")
+	asJSON := f.Bool("json", false, "print JSON")
+	refresh := f.Bool("refresh", false, "tools: connect and re-read the tool lists first")
+	lines := f.Int("n", 100, "logs: how many lines")
+	withSecrets := f.Bool("include-secrets", false, "export: include secret values")
+	pos, err := parseInterspersed(f, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErr("%s", mcpUsage)
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	m := s.MCP
+	arg := func(i int, what string) (string, error) {
+		if len(pos) <= i {
+			return "", usageErr("cairn mcp %s: missing %s\n%s", pos[0], what, mcpUsage)
+		}
+		return pos[i], nil
+	}
+	server := func() (string, error) {
+		name, err := arg(1, "SERVER")
+		if err != nil {
+			return "", err
+		}
+		return m.Resolve(name)
+	}
+
+	switch pos[0] {
+	case "list":
+		snap, err := m.Servers(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, snap.Servers)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tID\tTRANSPORT\tENABLED\tTOOLS\tTARGET")
+		for _, v := range snap.Servers {
+			target := v.URL
+			if v.Transport == mcp.TransportStdio {
+				target = strings.Join(append([]string{v.Command}, v.Args...), " ")
+			}
+			tools := "-"
+			if v.CachedAt > 0 {
+				tools = fmt.Sprint(len(v.Tools))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", v.Name, v.ID, v.Transport, v.Enabled, tools, target)
+		}
+		return tw.Flush()
+
+	case "tools":
+		var ids []string
+		if len(pos) > 1 {
+			id, err := server()
+			if err != nil {
+				return err
+			}
+			ids = []string{id}
+		} else {
+			snap, err := m.Servers(ctx)
+			if err != nil {
+				return err
+			}
+			for _, v := range snap.Servers {
+				ids = append(ids, v.ID)
+			}
+		}
+		type entry struct {
+			Server string         `json:"server"`
+			ID     string         `json:"serverId"`
+			Tools  []mcp.ToolInfo `json:"tools"`
+			Error  *apperr.Error  `json:"error,omitempty"`
+		}
+		var out []entry
+		for _, id := range ids {
+			v, err := m.View(ctx, id)
+			if err != nil {
+				return err
+			}
+			e := entry{Server: v.Name, ID: id, Tools: v.Tools}
+			if *refresh && v.Enabled {
+				list, err := m.RefreshTools(ctx, id)
+				if err != nil {
+					e.Error = apperr.From(err)
+				} else {
+					e.Tools = list
+				}
+			}
+			out = append(out, e)
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, out)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tAPPROVAL\tWIRE NAME")
+		for _, e := range out {
+			if e.Error != nil {
+				fmt.Fprintf(tw, "%s\t(%s)\t\t\t\n", e.Server, env.Localize(e.Error))
+			}
+			for _, t := range e.Tools {
+				ask := "auto"
+				if t.NeedsApproval {
+					ask = "ask"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", e.Server, t.Name, t.Enabled, ask, t.WireName)
+			}
+		}
+		return tw.Flush()
+
+	case "call":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		tool, err := arg(2, "TOOL")
+		if err != nil {
+			return err
+		}
+		args := "{}"
+		if len(pos) > 3 {
+			args = pos[3]
+		}
+		if !json.Valid([]byte(args)) {
+			return usageErr("the arguments are not valid JSON: %s", args)
+		}
+		res, err := m.CallTool(ctx, id, tool, json.RawMessage(args), func(p tools.Progress) {
+			if p.Total > 0 {
+				fmt.Fprintf(env.Stderr, "progress %g/%g %s\n", p.Progress, p.Total, p.Message)
+			} else {
+				fmt.Fprintf(env.Stderr, "progress %g %s\n", p.Progress, p.Message)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, res)
+		}
+		fmt.Fprintln(env.Stdout, res.Content)
+		if res.IsError {
+			return exitError{code: 1}
+		}
+		return nil
+
+	case "logs":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		text, err := logring.ReadFile(mcp.LogFile(s.DataDir, id), *lines)
+		if os.IsNotExist(err) {
+			fmt.Fprintln(env.Stderr, "no log yet: the server has not run")
+			return nil
+		}
+		if err != nil {
+			return apperr.Wrap(err, apperr.Internal, "read log")
+		}
+		for _, l := range text {
+			fmt.Fprintln(env.Stdout, l)
+		}
+		return nil
+
+	case "import":
+		file, err := arg(1, "FILE")
+		if err != nil {
+			return err
+		}
+		var data []byte
+		if file == "-" {
+			data, err = io.ReadAll(io.LimitReader(env.Stdin, 8<<20))
+		} else {
+			data, err = os.ReadFile(file)
+		}
+		if err != nil {
+			return apperr.Wrap(err, apperr.MCPImportInvalid, "read %s", file).WithParam("message", err.Error())
+		}
+		rep, err := m.Import(ctx, data)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if err := writeJSON(env.Stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			for _, e := range rep.Entries {
+				why := e.Reason
+				if e.Error != nil {
+					why = env.Localize(e.Error)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Status, why)
+			}
+			tw.Flush()
+			fmt.Fprintf(env.Stdout, "%d imported, %d updated, %d unchanged, %d rejected\n", rep.Imported, rep.Updated, rep.Unchanged, rep.Rejected)
+		}
+		if rep.Rejected > 0 {
+			return exitError{code: 1}
+		}
+		return nil
+
+	case "export":
+		ex, err := m.Export(ctx, *withSecrets)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(env.Stdout, ex.JSON)
+		for _, w := range ex.WithheldSecrets {
+			fmt.Fprintf(env.Stderr, "left empty (secret): %s — use --include-secrets to export it\n", w)
+		}
+		return nil
+
+	case "test":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		v, err := m.View(ctx, id)
+		if err != nil {
+			return err
+		}
+		rep, err := m.Test(ctx, mcp.Server{ID: id, Name: v.Name})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, rep)
+		}
+		for _, l := range rep.Log {
+			fmt.Fprintf(env.Stderr, "%s %s\n", l.Stream, l.Text)
+		}
+		if !rep.OK {
+			return rep.Error
+		}
+		via := string(rep.Transport)
+		if rep.FallbackStatus != 0 {
+			via += fmt.Sprintf(" (Streamable HTTP answered %d)", rep.FallbackStatus)
+		}
+		fmt.Fprintf(env.Stdout, "ok: %s %s over %s in %d ms, %d tools: %s\n", rep.ServerInfo.Name, rep.ServerInfo.Version,
+			via, rep.DurationMs, len(rep.Tools), strings.Join(rep.Tools, ", "))
+		return nil
+
+	case "enable", "disable":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		v, err := m.SetEnabled(ctx, id, pos[0] == "enable")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s: enabled=%v\n", v.Name, v.Enabled)
+		return nil
+
+	case "remove":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		return m.Delete(ctx, id)
+	}
+	return usageErr("unknown mcp subcommand %q\n%s", pos[0], mcpUsage)
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-app/cairn/backend/mcp/mcptest"
+)
+
+// TestMCPCommands drives `cairn mcp` against server-everything: import (with a rejected
+// entry), list, tools --refresh, call with progress, logs, export.
+func TestMCPCommands(t *testing.T) {
+	mcptest.NeedNPM(t)
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	t.Setenv("SHELL", "") // no login-shell lookup in tests
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`{"mcpServers": {
+		"everything": {"command": %q, "args": [%q, "stdio"], "env": {"API_TOKEN": "t-0123456789"}},
+		"broken": {"args": ["x"]}
+	}}`, mcptest.Node(t), mcptest.Everything())
+	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", "mcp", "import", file)
+	if r.code != 1 || !strings.Contains(r.stdout, "everything  imported") || !strings.Contains(r.stdout, "1 imported, 0 updated, 0 unchanged, 1 rejected") {
+		t.Fatalf("import: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	r = run(t, dir, "", "mcp", "list", "--json")
+	var list []struct {
+		ID, Name string
+		Env      []struct {
+			Name, Value string
+			Set         bool
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].Name != "everything" {
+		t.Fatalf("list: %v %q", err, r.stdout)
+	}
+	if list[0].Env[0].Value != "" || !list[0].Env[0].Set {
+		t.Fatalf("secret shown: %+v", list[0].Env)
+	}
+
+	r = run(t, dir, "", "mcp", "tools", "everything")
+	if r.code != 0 || strings.Contains(r.stdout, "echo") {
+		t.Fatalf("tools before any refresh should be empty (cache only): %q", r.stdout)
+	}
+	r = run(t, dir, "", "mcp", "tools", "everything", "--refresh")
+	if r.code != 0 || !strings.Contains(r.stdout, "echo") || !strings.Contains(r.stdout, "mcp__everything__echo_") {
+		t.Fatalf("tools --refresh: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "tools", "--json")
+	if !strings.Contains(r.stdout, `"name": "echo"`) {
+		t.Fatalf("cached tools: %q", r.stdout)
+	}
+
+	r = run(t, dir, "", "mcp", "call", "everything", "echo", `{"message":"from the CLI"}`)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Echo: from the CLI" {
+		t.Fatalf("call: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "call", "everything", "trigger-long-running-operation", `{"duration":0.2,"steps":2}`)
+	if r.code != 0 || !strings.Contains(r.stderr, "progress 1/2") {
+		t.Fatalf("progress: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "logs", list[0].ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "Starting default (STDIO) server") {
+		t.Fatalf("logs: %q %q", r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "export")
+	if r.code != 0 || !strings.Contains(r.stdout, `"everything"`) || strings.Contains(r.stdout, "t-0123456789") || !strings.Contains(r.stderr, "API_TOKEN") {
+		t.Fatalf("export: %q %q", r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "call", "nobody", "echo", `{}`)
+	if r.code != 1 || !strings.Contains(r.stderr, "nobody") {
+		t.Fatalf("unknown server: %d %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,191 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/mcp/mcptest"
+	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkEcho compares, per transport against server-everything, one `echo` call
+// through Cairn's whole path (registry lookup, schema validation, permission (allowed),
+// MCP call, result mapping: Pipeline.RunBatch) with the same call on a raw go-sdk
+// session and with the official TypeScript SDK client (testdata/npm/bench-ts.mjs). Run with -benchtime 1000x (bench/mcp.sh); it reports p50/p99 latency and
+// calls/s.
+func BenchmarkEcho(b *testing.B) {
+	mcptest.NeedNPM(b)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	streamable := mcptest.StartEverythingHTTP(b, "streamableHttp")
+	sse := mcptest.StartEverythingHTTP(b, "sse")
+	transports := []struct {
+		name string
+		srv  Server
+		raw  func() mcp.Transport
+	}{
+		{"stdio", Server{Name: "bench", Command: node, Args: []string{mcptest.Everything(), "stdio"}, Enabled: true},
+			func() mcp.Transport {
+				return &mcp.CommandTransport{Command: exec.Command(node, mcptest.Everything(), "stdio")}
+			}},
+		{"streamable-http", Server{Name: "bench", Transport: TransportHTTP, URL: streamable.URL, Enabled: true},
+			func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: streamable.URL} }},
+		{"sse", Server{Name: "bench", Transport: TransportSSE, URL: sse.URL, Enabled: true},
+			func() mcp.Transport { return &mcp.SSEClientTransport{Endpoint: sse.URL} }},
+	}
+	for _, tr := range transports {
+		b.Run("transport="+tr.name+"/path=ts-sdk", func(b *testing.B) {
+			// The official TypeScript SDK client, same server, same calls.
+			url := ""
+			if tr.srv.Transport != TransportStdio {
+				url = tr.srv.URL
+			}
+			cmd := exec.Command(node, filepath.Join(mcptest.Dir(), "bench-ts.mjs"), tr.name, url, strconv.Itoa(b.N))
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatalf("bench-ts.mjs: %v %s", err, out)
+			}
+			var r struct {
+				P50us, P99us, CallsPerSec float64
+			}
+			if err := json.Unmarshal(out, &r); err != nil {
+				b.Fatalf("bench-ts.mjs said %q: %v", out, err)
+			}
+			b.ReportMetric(r.P50us, "p50-µs")
+			b.ReportMetric(r.P99us, "p99-µs")
+			b.ReportMetric(r.CallsPerSec, "calls/s")
+		})
+		b.Run("transport="+tr.name+"/path=raw-go-sdk", func(b *testing.B) {
+			ctx := context.Background()
+			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+			cs, err := c.Connect(ctx, tr.raw(), &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			args := json.RawMessage(`{"message":"ping"}`)
+			measure(b, func() error {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+				if err != nil {
+					return err
+				}
+				if t, ok := res.Content[0].(*mcp.TextContent); !ok || t.Text != "Echo: ping" {
+					return fmt.Errorf("result %+v", res.Content)
+				}
+				return nil
+			})
+		})
+		b.Run("transport="+tr.name+"/path=cairn", func(b *testing.B) {
+			ctx := context.Background()
+			reg := tools.NewRegistry()
+			m, err := New(ctx, Config{DB: mcptest.OpenDB(b), Bus: events.NewBus(), Registry: reg, DataDir: b.TempDir(), Options: Options{LoginShell: "-"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			v, err := m.Save(ctx, tr.srv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.RefreshTools(ctx, v.ID); err != nil {
+				b.Fatal(err)
+			}
+			p := tools.NewPipeline(reg, tools.Options{DataDir: b.TempDir()})
+			scope := tools.Scope{SessionID: "bench", Toolsets: []string{"mcp"}, Model: tools.ModelCaps{SupportsTools: true, ContextWindow: 128000}}
+			name := tools.MCPName(v.ID, v.Name, "echo")
+			call := []tools.Call{{ID: "c", Name: name, Arguments: `{"message":"ping"}`, SessionID: "bench", Scope: scope}}
+			measure(b, func() error {
+				out := p.RunBatch(ctx, call, nil)
+				if out[0].Status != tools.StatusResult || out[0].Content != "Echo: ping" {
+					return fmt.Errorf("outcome %+v", out[0])
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// measure times each call (after 200 warm-up calls, so node's JIT is warm whichever
+// path runs first) and reports p50, p99 and calls/s.
+func measure(b *testing.B, call func() error) {
+	for range 200 {
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		t := time.Now()
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	total := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+	b.ReportMetric(float64(b.N)/total.Seconds(), "calls/s")
+}
+
+// BenchmarkStartup measures New + Start (what Cairn's start-up waits for) with no server
+// and with 20 configured servers of which 5 hang or exit at once: the warmer runs in the
+// background, so the two must not differ measurably.
+func BenchmarkStartup(b *testing.B) {
+	for _, n := range []int{0, 20} {
+		b.Run(fmt.Sprintf("servers=%d", n), func(b *testing.B) {
+			db := mcptest.OpenDB(b)
+			ctx := context.Background()
+			seed, err := New(ctx, Config{DB: db, Options: Options{LoginShell: "-"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range n {
+				s := Server{Name: fmt.Sprintf("s%d", i), Command: "sleep", Args: []string{"300"}, ConnectTimeoutMs: 60000}
+				if i%4 == 0 {
+					s = Server{Name: fmt.Sprintf("s%d", i), Command: "/bin/sh", Args: []string{"-c", "exit 1"}}
+				}
+				if i >= 5 {
+					s = Server{Name: fmt.Sprintf("s%d", i), Command: "cat"} // alive, never answers: still no wait
+				}
+				s.Enabled = true
+				if _, err := seed.Save(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			seed.Close()
+			lat := make([]time.Duration, 0, b.N)
+			for range b.N {
+				t := time.Now()
+				m, err := New(ctx, Config{DB: db, Registry: tools.NewRegistry(), Options: Options{LoginShell: "-", StopGrace: 50 * time.Millisecond}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.Start()
+				lat = append(lat, time.Since(t))
+				b.StopTimer()
+				m.Close()
+				b.StartTimer()
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallTool calls one tool of a server (connecting first if needed) and maps the result to
+// what the model reads. progress, when not nil, receives the server's progress
+// notifications for this call only: the call gets its own progress token, and
+// notifications that arrive after the call ended (servers keep sending after a cancel)
+// are dropped. When ctx ends, go-sdk sends notifications/cancelled and the session stays
+// usable for the next call.
+func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	c, err := s.session(ctx)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if progress != nil {
+		tok := m.progress.register(progress)
+		defer m.progress.unregister(tok)
+		params.SetProgressToken(tok)
+	}
+	if d := s.config().callTimeout(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := c.cs.CallTool(ctx, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		if errors.Is(err, mcp.ErrConnectionClosed) {
+			name := s.config().Name
+			return tools.Result{}, apperr.Wrap(err, apperr.MCPUnreachable, "call %s on %s", tool, name).
+				WithParam("server", name).WithParam("url", s.config().URL).WithParam("message", "the connection closed during the call")
+		}
+		return tools.Result{}, fmt.Errorf("%s on MCP server %s: %w", tool, s.config().Name, err)
+	}
+	return mapResult(res), nil
+}
+
+// maxDisplay caps the structured copy of a result kept for the tool card.
+const maxDisplay = 256 << 10
+
+// mapResult turns an MCP result into text for the model (text parts verbatim, other
+// parts described) and keeps the whole result as Display for the tool card.
+func mapResult(res *mcp.CallToolResult) tools.Result {
+	var parts []string
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, v.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource link %s: %s]", strings.TrimSpace(v.Name+" "+v.Title), v.URI))
+		case *mcp.EmbeddedResource:
+			if r := v.Resource; r != nil {
+				if r.Text != "" {
+					parts = append(parts, r.Text)
+				} else {
+					parts = append(parts, fmt.Sprintf("[resource %s %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob)))
+				}
+			}
+		default:
+			if b, err := json.Marshal(c); err == nil {
+				parts = append(parts, string(b))
+			}
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append(parts, string(b))
+		}
+	}
+	out := tools.Result{Content: strings.Join(parts, "\n\n"), IsError: res.IsError}
+	if b, err := json.Marshal(res); err == nil && len(b) <= maxDisplay {
+		out.Display = b
+	}
+	return out
+}
+
+// progressRouter maps progress tokens to the call that owns them.
+type progressRouter struct {
+	next    atomic.Uint64
+	dropped atomic.Uint64
+	onDrop  func() // tests
+
+	mu    sync.Mutex
+	calls map[string]func(tools.Progress)
+}
+
+func newProgressRouter() *progressRouter {
+	return &progressRouter{calls: map[string]func(tools.Progress){}}
+}
+
+func (r *progressRouter) register(f func(tools.Progress)) string {
+	tok := "cairn-" + strconv.FormatUint(r.next.Add(1), 10)
+	r.mu.Lock()
+	r.calls[tok] = f
+	r.mu.Unlock()
+	return tok
+}
+
+func (r *progressRouter) unregister(tok string) {
+	r.mu.Lock()
+	delete(r.calls, tok)
+	r.mu.Unlock()
+}
+
+// deliver routes one notification; one for a token no call holds any more is dropped.
+func (r *progressRouter) deliver(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	tok := fmt.Sprint(p.ProgressToken)
+	r.mu.Lock()
+	f := r.calls[tok]
+	r.mu.Unlock()
+	if f == nil {
+		r.dropped.Add(1)
+		if r.onDrop != nil {
+			r.onDrop()
+		}
+		return
+	}
+	f(tools.Progress{Message: p.Message, Progress: p.Progress, Total: p.Total})
+}

@@ -1,0 +1,307 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolInfo is one tool of a server as Settings shows it.
+type ToolInfo struct {
+	Name        string          `json:"name"`     // the server's own tool name
+	WireName    string          `json:"wireName"` // what the model calls (tools.MCPName)
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	ReadOnly    bool            `json:"readOnly"`
+	Destructive bool            `json:"destructive"`
+	Enabled     bool            `json:"enabled"`
+	// Approval is the user's choice; NeedsApproval is what is in force.
+	Approval      Approval `json:"approval"`
+	NeedsApproval bool     `json:"needsApproval"`
+}
+
+// ListTools returns a server's tools from the catalog cache. It never connects, so a dead
+// or slow server can never hold a caller. The first read of a server that was never
+// warmed starts one background refresh; until it lands the list is empty.
+func (m *Manager) ListTools(ctx context.Context, id string) ([]ToolInfo, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.config()
+	cat, ok, err := m.db.cache(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		s.mu.Lock()
+		ask := !s.warmAsked && cfg.Enabled
+		s.warmAsked = true
+		s.mu.Unlock()
+		if ask {
+			m.requestRefresh(id)
+		}
+		return []ToolInfo{}, nil
+	}
+	prefs, err := m.db.prefs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return toolInfos(cfg, cat, prefs), nil
+}
+
+func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
+	out := make([]ToolInfo, 0, len(cat.Tools))
+	for _, t := range cat.Tools {
+		if t == nil {
+			continue
+		}
+		p := prefOf(prefs, t.Name)
+		ro, destr := hints(t)
+		schema, _ := json.Marshal(t.InputSchema)
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
+		out = append(out, ToolInfo{
+			Name: t.Name, WireName: tools.MCPName(cfg.ID, cfg.Name, t.Name), Title: title,
+			Description: t.Description, InputSchema: schema, ReadOnly: ro, Destructive: destr,
+			Enabled: p.Enabled, Approval: p.Approval, NeedsApproval: needsApproval(p, ro),
+		})
+	}
+	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func prefOf(prefs map[string]toolPref, tool string) toolPref {
+	if p, ok := prefs[tool]; ok {
+		return p
+	}
+	return toolPref{Enabled: true}
+}
+
+// hints reads the annotations: read-only when the server says so; destructive unless
+// read-only or explicitly not (the MCP default for destructiveHint is true).
+func hints(t *mcp.Tool) (readOnly, destructive bool) {
+	if t.Annotations == nil {
+		return false, true
+	}
+	a := t.Annotations
+	readOnly = a.ReadOnlyHint
+	destructive = !readOnly && (a.DestructiveHint == nil || *a.DestructiveHint)
+	return readOnly, destructive
+}
+
+// needsApproval: the user's explicit choice, else ask for every tool not annotated
+// read-only.
+func needsApproval(p toolPref, readOnly bool) bool {
+	switch p.Approval {
+	case ApprovalAsk:
+		return true
+	case ApprovalAllow:
+		return false
+	default:
+		return !readOnly
+	}
+}
+
+// RefreshTools connects to the server if needed, lists its tools, writes the cache and
+// syncs the registry. It is the only path of the catalog that connects; the warmer and
+// the user's "refresh" call it.
+func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.config()
+	lctx, cancel := context.WithTimeout(ctx, cfg.connectTimeout(m.opt.ConnectTimeout))
+	defer cancel()
+	var list []*mcp.Tool
+	for t, err := range c.cs.Tools(lctx, nil) {
+		if err != nil {
+			ae := apperr.Wrap(err, apperr.MCPConnectFailed, "list tools of %s", cfg.Name).
+				WithParam("server", cfg.Name).WithParam("message", fmt.Sprintf("tools/list failed: %v", err))
+			s.log.Eventf("tools/list failed: %v", err)
+			return nil, ae
+		}
+		list = append(list, t)
+	}
+	cat := catalog{Tools: list, Instructions: c.instr, ServerInfo: c.info, RefreshedAt: time.Now().UnixMilli()}
+	if err := m.db.putCache(ctx, id, cat); err != nil {
+		return nil, err
+	}
+	s.log.Eventf("catalog refreshed: %d tools", len(list))
+	m.syncServer(ctx, id)
+	m.publishServer(id)
+	prefs, err := m.db.prefs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return toolInfos(cfg, cat, prefs), nil
+}
+
+// requestRefresh is the warmer: it refreshes a server in the background, coalescing
+// requests that arrive while one runs (tools/list_changed bursts) into one more run.
+func (m *Manager) requestRefresh(id string) {
+	s, err := m.get(id)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.refreshing {
+		s.refreshAgain = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	ok := m.goBackground(func() {
+		for {
+			if _, err := m.RefreshTools(m.ctx, id); err != nil && m.ctx.Err() == nil {
+				m.log.Info("mcp: refresh failed", "server", id, "err", err)
+			}
+			s.mu.Lock()
+			if !s.refreshAgain || m.ctx.Err() != nil {
+				s.refreshing, s.refreshAgain = false, false
+				s.mu.Unlock()
+				return
+			}
+			s.refreshAgain = false
+			s.mu.Unlock()
+		}
+	})
+	if !ok {
+		s.mu.Lock()
+		s.refreshing = false
+		s.mu.Unlock()
+	}
+}
+
+// syncAll syncs every server's cached tools into the registry.
+func (m *Manager) syncAll(ctx context.Context) {
+	m.mu.Lock()
+	ids := make([]string, 0, len(m.servers))
+	for id := range m.servers {
+		ids = append(ids, id)
+	}
+	m.mu.Unlock()
+	for _, id := range ids {
+		m.syncServer(ctx, id)
+	}
+}
+
+// syncServer makes the registry's namespace mcp:<id> hold exactly the server's enabled
+// cached tools (idempotent; a disabled or deleted server's namespace is emptied).
+func (m *Manager) syncServer(ctx context.Context, id string) {
+	m.mu.Lock()
+	reg := m.reg
+	s := m.servers[id]
+	m.mu.Unlock()
+	if reg == nil {
+		return
+	}
+	ns := tools.MCPNamespace(id)
+	if s == nil {
+		_ = reg.ReplaceNamespace(ns, nil)
+		return
+	}
+	cfg := s.config()
+	var entries []tools.Entry
+	if cfg.Enabled {
+		cat, ok, err := m.db.cache(ctx, id)
+		if err != nil {
+			return
+		}
+		if ok {
+			prefs, err := m.db.prefs(ctx, id)
+			if err != nil {
+				return
+			}
+			entries = m.entries(cfg, cat, prefs)
+		}
+	}
+	if err := reg.ReplaceNamespace(ns, entries); err != nil {
+		s.log.Eventf("some tools could not be offered to the model: %v", err)
+		m.log.Warn("mcp: registry sync failed", "server", id, "err", err)
+	}
+}
+
+// maxInstruction caps the server instructions put in the system prompt.
+const maxInstruction = 1500
+
+// entries builds the registry entries of a server's enabled tools.
+func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []tools.Entry {
+	instr := strings.TrimSpace(cat.Instructions)
+	if instr != "" {
+		if len(instr) > maxInstruction {
+			instr = strings.ToValidUTF8(instr[:maxInstruction], "") + "…"
+		}
+		instr = fmt.Sprintf("MCP server %q instructions:\n%s", cfg.Name, instr)
+	}
+	out := make([]tools.Entry, 0, len(cat.Tools))
+	seen := map[string]bool{}
+	for _, t := range cat.Tools {
+		if t == nil || t.Name == "" || seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		p := prefOf(prefs, t.Name)
+		if !p.Enabled {
+			continue
+		}
+		ro, destr := hints(t)
+		schema, _ := json.Marshal(t.InputSchema)
+		if string(schema) == "null" {
+			schema = nil
+		}
+		var outSchema json.RawMessage
+		if t.OutputSchema != nil {
+			outSchema, _ = json.Marshal(t.OutputSchema)
+		}
+		desc := t.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		id, name := cfg.ID, t.Name
+		needs := needsApproval(p, ro)
+		e := tools.Entry{
+			Name:           tools.MCPName(cfg.ID, cfg.Name, t.Name),
+			Namespace:      tools.MCPNamespace(cfg.ID),
+			NamespaceLabel: cfg.Name,
+			Description:    desc,
+			SearchHint:     t.Name + " " + t.Title,
+			InputSchema:    schema,
+			OutputSchema:   outSchema,
+			Defer:          tools.DeferAuto,
+			Applies:        tools.WhenToolset("mcp"),
+			ReadOnly:       ro,
+			Destructive:    destr,
+			// Read-only calls of one server may run side by side; anything else in order.
+			ConcurrencySafe: ro,
+			NeedsApproval:   needs,
+			Timeout:         cfg.callTimeout(),
+			Instruction:     instr,
+			ProgressKind:    "mcp",
+			Execute: func(ctx context.Context, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {
+				return m.CallTool(ctx, id, name, args, progress)
+			},
+		}
+		if needs {
+			e.Defer = tools.DeferNever // an approval gate must never be folded away
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package mcp
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+)
+
+// Transport says how Cairn talks to a server.
+type Transport string
+
+// The transports (MCP-1, MCP-2).
+const (
+	TransportStdio   Transport = "stdio"   // a child process, JSON-RPC over stdin/stdout
+	TransportHTTP    Transport = "http"    // Streamable HTTP, falling back to SSE on 400/404/405
+	TransportSSE     Transport = "sse"     // the older HTTP+SSE transport only
+	TransportBuiltin Transport = "builtin" // an in-process server (in-memory transport)
+)
+
+// Approval is the user's per-tool choice about asking before a call.
+type Approval string
+
+// The approval choices; the default asks for every tool not annotated read-only.
+const (
+	ApprovalDefault Approval = ""
+	ApprovalAsk     Approval = "ask"
+	ApprovalAllow   Approval = "allow"
+)
+
+// Var is one environment variable or HTTP header. A secret's value lives in the secret
+// store: views carry only Set and Last4; on input an empty Value of a secret keeps the
+// stored one.
+type Var struct {
+	Name   string `json:"name"`
+	Value  string `json:"value,omitempty"`
+	Secret bool   `json:"secret,omitempty"`
+	Set    bool   `json:"set,omitempty"`   // view: a secret value is stored
+	Last4  string `json:"last4,omitempty"` // view: the stored secret's last 4 characters
+}
+
+// Server is one configured MCP server, as Settings edits it and as it is stored.
+type Server struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Transport Transport `json:"transport"`
+	Enabled   bool      `json:"enabled"`
+	// stdio
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Env     []Var    `json:"env,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	// http / sse
+	URL     string `json:"url,omitempty"`
+	Headers []Var  `json:"headers,omitempty"`
+	// Roots are directories offered to the server (file:// roots); none means the
+	// client advertises no roots capability at all.
+	Roots []string `json:"roots,omitempty"`
+	// Timeouts; 0 means the defaults (connect 30 s, calls: none beyond the chat's).
+	ConnectTimeoutMs int `json:"connectTimeoutMs,omitempty"`
+	CallTimeoutMs    int `json:"callTimeoutMs,omitempty"`
+}
+
+// DefaultConnectTimeout bounds start-up and initialize of a server without its own.
+const DefaultConnectTimeout = 30 * time.Second
+
+func (s Server) connectTimeout(def time.Duration) time.Duration {
+	if s.ConnectTimeoutMs > 0 {
+		return time.Duration(s.ConnectTimeoutMs) * time.Millisecond
+	}
+	return def
+}
+
+func (s Server) callTimeout() time.Duration {
+	return time.Duration(max(s.CallTimeoutMs, 0)) * time.Millisecond
+}
+
+// clone copies the slices so a caller's later edits do not reach the stored copy.
+func (s Server) clone() Server {
+	s.Args = slices.Clone(s.Args)
+	s.Env = slices.Clone(s.Env)
+	s.Headers = slices.Clone(s.Headers)
+	s.Roots = slices.Clone(s.Roots)
+	return s
+}
+
+// runtimeEqual reports whether two configs start the same server (a rename or a
+// timeout change needs no restart).
+func runtimeEqual(a, b Server) bool {
+	vars := func(x, y []Var) bool {
+		return slices.EqualFunc(x, y, func(p, q Var) bool { return p.Name == q.Name && p.Value == q.Value && p.Secret == q.Secret })
+	}
+	return a.Transport == b.Transport && a.Command == b.Command && slices.Equal(a.Args, b.Args) &&
+		vars(a.Env, b.Env) && a.Cwd == b.Cwd && a.URL == b.URL && vars(a.Headers, b.Headers) &&
+		slices.Equal(a.Roots, b.Roots) && a.ConnectTimeoutMs == b.ConnectTimeoutMs
+}
+
+var (
+	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	secretNameRE = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session)`)
+)
+
+// looksSecret says whether a variable or header name usually holds a credential, so an
+// import keeps its value in the secret store.
+func looksSecret(name string) bool { return secretNameRE.MatchString(name) }
+
+// normalize trims the fields and validates them; the error is MCPServerInvalid.
+func (s *Server) normalize() error {
+	s.Name = strings.TrimSpace(s.Name)
+	s.Command = strings.TrimSpace(s.Command)
+	s.Cwd = strings.TrimSpace(s.Cwd)
+	s.URL = strings.TrimSpace(s.URL)
+	if s.Transport == "" {
+		if s.URL != "" && s.Command == "" {
+			s.Transport = TransportHTTP
+		} else {
+			s.Transport = TransportStdio
+		}
+	}
+	if s.Name == "" {
+		return invalid("the name is empty")
+	}
+	if len(s.Name) > 100 || strings.ContainsAny(s.Name, "\n\r\t") {
+		return invalid("the name must be one line of at most 100 characters")
+	}
+	switch s.Transport {
+	case TransportStdio:
+		if s.Command == "" {
+			return invalid("a stdio server needs a command")
+		}
+		if s.URL != "" || len(s.Headers) > 0 {
+			return invalid("a stdio server has no URL or headers")
+		}
+	case TransportHTTP, TransportSSE:
+		if s.URL == "" {
+			return invalid("a remote server needs a URL")
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return invalid(fmt.Sprintf("%q is not an http(s) URL", s.URL))
+		}
+		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+			return invalid("a remote server has no command, arguments, environment or working directory")
+		}
+	case TransportBuiltin:
+	default:
+		return invalid(fmt.Sprintf("unknown transport %q (use stdio, http or sse)", s.Transport))
+	}
+	var err error
+	if s.Env, err = normalizeVars(s.Env, "environment variable", envNameRE); err != nil {
+		return err
+	}
+	if s.Headers, err = normalizeVars(s.Headers, "header", headerNameRE); err != nil {
+		return err
+	}
+	for i, r := range s.Roots {
+		s.Roots[i] = strings.TrimSpace(r)
+		if s.Roots[i] == "" {
+			return invalid("a root is empty")
+		}
+	}
+	if s.ConnectTimeoutMs < 0 || s.CallTimeoutMs < 0 {
+		return invalid("timeouts cannot be negative")
+	}
+	return nil
+}
+
+func normalizeVars(vs []Var, what string, re *regexp.Regexp) ([]Var, error) {
+	seen := map[string]bool{}
+	out := make([]Var, 0, len(vs))
+	for _, v := range vs {
+		v.Name = strings.TrimSpace(v.Name)
+		if !re.MatchString(v.Name) {
+			return nil, invalid(fmt.Sprintf("%q is not a valid %s name", v.Name, what))
+		}
+		key := v.Name
+		if what == "header" {
+			key = strings.ToLower(key)
+		}
+		if seen[key] {
+			return nil, invalid(fmt.Sprintf("the %s %s is given twice", what, v.Name))
+		}
+		seen[key] = true
+		v.Set, v.Last4 = false, ""
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b Var) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func invalid(reason string) *apperr.Error {
+	return apperr.New(apperr.MCPServerInvalid, "mcp: %s", reason).WithParam("reason", reason)
+}
+
+// newID returns a fresh server id: short, stable, safe in namespaces and secret names.
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "srv" + hex.EncodeToString(b[:])
+}
+
+// secretKey is the secret store name of a server's secret env value or header value.
+// Secret names allow [A-Za-z0-9._:-]; other characters (the "_" of env names) are
+// hex-escaped so distinct names never share a key.
+func secretKey(serverID, kind, name string) string {
+	var b strings.Builder
+	for _, c := range []byte(name) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, ":%02x", c)
+	}
+	return "mcp." + serverID + "." + kind + "." + b.String()
+}
+
+func sortVars(vs []Var) {
+	slices.SortFunc(vs, func(a, b Var) int { return cmp.Compare(a.Name, b.Name) })
+}

@@ -1,0 +1,379 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/buildinfo"
+	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/mcp/proc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ProtocolVersion is what Cairn sends in initialize. go-sdk's default (2026-07-28) first
+// probes with server/discover, a round trip every current server answers with an error;
+// asking for 2025-11-25 goes straight to initialize, and a server still answers with the
+// version it speaks (older ones negotiate down).
+const ProtocolVersion = "2025-11-25"
+
+// conn is one live session with a server.
+type conn struct {
+	cs        *mcp.ClientSession
+	proc      *proc.Process // stdio only
+	transport Transport     // what is actually spoken (sse after a fallback)
+	fellBack  int           // the HTTP status that made Cairn fall back to SSE, if any
+	extra     func()        // builtin: closes the server side
+	info      ServerInfo
+	instr     string
+}
+
+func (c *conn) close() {
+	_ = c.cs.Close() // for stdio this stops the process group (stdioWriter.Close)
+	if c.proc != nil {
+		c.proc.KillGroup()
+	}
+	if c.extra != nil {
+		c.extra()
+	}
+}
+
+// resolved is a server config with its secret values, ready to start.
+type resolved struct {
+	Server
+	env     map[string]string
+	headers map[string]string
+}
+
+// dial connects to a server: starts the process or opens the HTTP session, runs
+// initialize, and classifies failures into the apperr codes a user can act on.
+func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, error) {
+	client := m.newClient(s, rc.Server)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion}
+	var c *conn
+	var err error
+	switch rc.Transport {
+	case TransportStdio:
+		c, err = m.dialStdio(ctx, s, client, opts, rc)
+	case TransportHTTP, TransportSSE:
+		c, err = m.dialHTTP(ctx, s, client, opts, rc)
+	case TransportBuiltin:
+		c, err = m.dialBuiltin(ctx, s, client, opts)
+	default:
+		err = invalid(fmt.Sprintf("unknown transport %q", rc.Transport))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res := c.cs.InitializeResult(); res != nil {
+		c.instr = res.Instructions
+		c.info.ProtocolVersion = res.ProtocolVersion
+		if res.ServerInfo != nil {
+			c.info.Name, c.info.Title, c.info.Version = res.ServerInfo.Name, res.ServerInfo.Title, res.ServerInfo.Version
+		}
+	}
+	return c, nil
+}
+
+// newClient builds the go-sdk client of one connection. Capabilities are deliberate: none
+// unless the user configured roots (go-sdk would advertise roots by default, and servers
+// then ask for a list Cairn does not have).
+func (m *Manager) newClient(s *server, cfg Server) *mcp.Client {
+	caps := &mcp.ClientCapabilities{}
+	if len(cfg.Roots) > 0 {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	id := s.id
+	c := mcp.NewClient(&mcp.Implementation{Name: "cairn", Title: "Cairn", Version: buildinfo.Get().Version}, &mcp.ClientOptions{
+		Logger:       slog.New(slog.DiscardHandler),
+		Capabilities: caps,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			s.log.Eventf("the server announced a new tool list")
+			m.requestRefresh(id)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			m.progress.deliver(req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if req.Params != nil {
+				s.log.Add("server", fmt.Sprintf("[%s] %v", req.Params.Level, req.Params.Data))
+			}
+		},
+	})
+	for _, r := range cfg.Roots {
+		c.AddRoots(&mcp.Root{URI: fileURI(r), Name: filepath.Base(r)})
+	}
+	return c
+}
+
+func fileURI(p string) string {
+	if strings.HasPrefix(p, "file://") {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// --- stdio ---
+
+func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
+	env := proc.MergeEnv(os.Environ(), m.loginEnv(), rc.env)
+	dir := rc.Cwd
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, invalid(fmt.Sprintf("the working directory %s does not exist", dir))
+		}
+	}
+	path, err := proc.LookPath(rc.Command, proc.EnvValue(env, "PATH"), dir)
+	if err != nil {
+		var nf *proc.NotFoundError
+		searched := ""
+		if errors.As(err, &nf) {
+			searched = strings.Join(nf.Searched, string(os.PathListSeparator))
+		}
+		s.log.Eventf("command %q not found; searched %s", rc.Command, searched)
+		return nil, apperr.Wrap(err, apperr.MCPCommandNotFound, "mcp server %s", rc.Name).
+			WithParam("server", rc.Name).WithParam("command", rc.Command).WithParam("path", searched)
+	}
+	dec := s.log.Stderr()
+	p, err := proc.Start(proc.Spec{Path: path, Args: rc.Args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids})
+	if err != nil {
+		s.log.Eventf("cannot start %s: %v", path, err)
+		return nil, apperr.Wrap(err, apperr.MCPConnectFailed, "start %s", path).
+			WithParam("server", rc.Name).WithParam("message", err.Error())
+	}
+	s.log.Eventf("started %s (pid %d)", strings.Join(append([]string{path}, rc.Args...), " "), p.Pid())
+	go func() {
+		<-p.Done()
+		dec.Flush()
+		s.log.Eventf("process %d %s", p.Pid(), p.Describe())
+	}()
+	t := &stdioTransport{p: p, grace: m.opt.StopGrace}
+	cs, err := client.Connect(ctx, t, opts)
+	if err != nil {
+		_ = p.Stop(m.opt.StopGrace / 4)
+		return nil, m.stdioError(ctx, rc, p, s, err)
+	}
+	return &conn{cs: cs, proc: p, transport: TransportStdio}, nil
+}
+
+// stdioError explains why initialize failed: the process died (with its last stderr
+// lines), the deadline passed, or the protocol went wrong.
+func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, s *server, err error) error {
+	select {
+	case <-p.Done():
+	case <-time.After(time.Second):
+	}
+	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timeoutError(rc, err)
+	}
+	if ctx.Err() != nil {
+		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
+	}
+	select {
+	case <-p.Done():
+		return exitedError(rc.Name, p, s.log)
+	default:
+	}
+	return apperr.Wrap(err, apperr.MCPConnectFailed, "initialize %s", rc.Name).
+		WithParam("server", rc.Name).WithParam("message", err.Error())
+}
+
+func exitedError(name string, p *proc.Process, log *logring.Ring) *apperr.Error {
+	tail := strings.Join(log.LastStderr(3), " | ")
+	if tail == "" {
+		tail = "(nothing)"
+	}
+	return apperr.New(apperr.MCPExited, "mcp server %s %s: %s", name, p.Describe(), tail).
+		WithParam("server", name).WithParam("code", p.Describe()).WithParam("stderr", tail)
+}
+
+func timeoutError(rc resolved, err error) *apperr.Error {
+	secs := int(rc.connectTimeout(DefaultConnectTimeout) / time.Second)
+	return apperr.Wrap(err, apperr.MCPConnectTimeout, "mcp server %s did not answer", rc.Name).
+		WithParam("server", rc.Name).WithParam("seconds", max(secs, 1))
+}
+
+// stdioTransport speaks newline-delimited JSON over the child's pipes; closing it stops
+// the child's whole process group (go-sdk's CommandTransport signals the leader only,
+// which leaves the real server running when it was started through npx).
+type stdioTransport struct {
+	p     *proc.Process
+	grace time.Duration
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	it := &mcp.IOTransport{Reader: io.NopCloser(t.p.Stdout()), Writer: stdioWriter{t}}
+	return it.Connect(ctx)
+}
+
+type stdioWriter struct{ t *stdioTransport }
+
+func (w stdioWriter) Write(b []byte) (int, error) { return w.t.p.Stdin().Write(b) }
+func (w stdioWriter) Close() error                { return w.t.p.Stop(w.t.grace) }
+
+// --- HTTP ---
+
+// httpTap adds the server's headers to every request and records the status of the
+// first POST (the initialize request): go-sdk reports it only inside an error string.
+type httpTap struct {
+	base    http.RoundTripper
+	headers map[string]string
+
+	mu         sync.Mutex
+	initStatus int
+}
+
+func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if req.Method == http.MethodPost && resp != nil {
+		t.mu.Lock()
+		if t.initStatus == 0 {
+			t.initStatus = resp.StatusCode
+		}
+		t.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (t *httpTap) status() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.initStatus
+}
+
+// fallbackStatuses are the answers to a Streamable HTTP initialize that mean "this is an
+// SSE server" (the 2024-11-05 transport has no POST on its SSE endpoint).
+func fallbackStatus(code int) bool { return code == 400 || code == 404 || code == 405 }
+
+// sessionContext returns a context for an HTTP session: go-sdk ties the SSE stream to the
+// context given to Connect, so it must outlive the connect deadline. It is cancelled when
+// ctx ends before done is called (the connect timed out), or by the returned cancel when
+// the session closes.
+func (m *Manager) sessionContext(ctx context.Context) (sctx context.Context, done func() bool, cancel context.CancelFunc) {
+	sctx, cancel = context.WithCancel(m.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	return sctx, stop, cancel
+}
+
+func (m *Manager) dialHTTP(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
+	if rc.Transport == TransportHTTP {
+		tap := &httpTap{base: m.http, headers: rc.headers}
+		hc := &http.Client{Transport: tap}
+		t := &mcp.StreamableClientTransport{Endpoint: rc.URL, HTTPClient: hc, OAuthHandler: m.oauthFor(rc.Server)}
+		sctx, detach, cancel := m.sessionContext(ctx)
+		cs, err := client.Connect(sctx, t, opts)
+		if err == nil && detach() {
+			s.log.Eventf("connected over Streamable HTTP to %s", rc.URL)
+			return &conn{cs: cs, transport: TransportHTTP, extra: cancel}, nil
+		}
+		cancel()
+		if err == nil {
+			_ = cs.Close()
+			err = ctx.Err()
+		}
+		st := tap.status()
+		if !fallbackStatus(st) || ctx.Err() != nil {
+			return nil, httpError(ctx, rc, st, err)
+		}
+		s.log.Eventf("Streamable HTTP initialize answered %d: falling back to SSE", st)
+		c, err := m.dialSSE(ctx, s, client, opts, rc)
+		if err != nil {
+			return nil, err
+		}
+		c.fellBack = st
+		return c, nil
+	}
+	return m.dialSSE(ctx, s, client, opts, rc)
+}
+
+func (m *Manager) dialSSE(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
+	tap := &httpTap{base: m.http, headers: rc.headers}
+	t := &mcp.SSEClientTransport{Endpoint: rc.URL, HTTPClient: &http.Client{Transport: tap}}
+	sctx, detach, cancel := m.sessionContext(ctx)
+	cs, err := client.Connect(sctx, t, opts)
+	if err == nil && !detach() {
+		_ = cs.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, httpError(ctx, rc, tap.status(), err)
+	}
+	s.log.Eventf("connected over SSE to %s", rc.URL)
+	return &conn{cs: cs, transport: TransportSSE, extra: cancel}, nil
+}
+
+func httpError(ctx context.Context, rc resolved, status int, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return timeoutError(rc, err)
+	case ctx.Err() != nil:
+		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return apperr.Wrap(err, apperr.MCPAuthRequired, "mcp server %s", rc.Name).
+			WithParam("server", rc.Name).WithParam("status", status)
+	}
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &oe) || errors.As(err, &ne) || status == 0 || status >= 500 {
+		msg := err.Error()
+		if status >= 500 {
+			msg = fmt.Sprintf("HTTP %d", status)
+		}
+		return apperr.Wrap(err, apperr.MCPUnreachable, "mcp server %s", rc.Name).
+			WithParam("server", rc.Name).WithParam("url", rc.URL).WithParam("message", msg)
+	}
+	return apperr.Wrap(err, apperr.MCPConnectFailed, "mcp server %s", rc.Name).
+		WithParam("server", rc.Name).WithParam("message", fmt.Sprintf("HTTP %d: %v", status, err))
+}
+
+// --- built-in servers ---
+
+// Builtin is an in-process MCP server Cairn ships, reached over go-sdk's in-memory
+// transports (no process, no network).
+type Builtin struct {
+	ID   string
+	Name string
+	// New returns a fresh server for each connection.
+	New func() *mcp.Server
+}
+
+func (m *Manager) dialBuiltin(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions) (*conn, error) {
+	m.mu.Lock()
+	b, ok := m.builtins[s.id]
+	m.mu.Unlock()
+	if !ok || b.New == nil {
+		return nil, apperr.New(apperr.MCPServerNotFound, "no built-in server %s", s.id).WithParam("server", s.id)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := b.New().Connect(ctx, st, nil)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.MCPConnectFailed, "built-in %s", b.Name).WithParam("server", b.Name).WithParam("message", err.Error())
+	}
+	cs, err := client.Connect(ctx, ct, opts)
+	if err != nil {
+		_ = ss.Close()
+		return nil, apperr.Wrap(err, apperr.MCPConnectFailed, "built-in %s", b.Name).WithParam("server", b.Name).WithParam("message", err.Error())
+	}
+	return &conn{cs: cs, transport: TransportBuiltin, extra: func() { _ = ss.Close() }}, nil
+}

@@ -1,0 +1,308 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/mcp/logring"
+)
+
+// server is the runtime of one configured server: its config, its live connection (at
+// most one), its state and its log.
+type server struct {
+	m   *Manager
+	id  string
+	log *logring.Ring
+
+	mu          sync.Mutex
+	cfg         Server
+	state       State
+	err         *apperr.Error
+	since       time.Time
+	conn        *conn
+	connectedAt time.Time
+	connecting  *connectOp
+	gen         uint64 // bumped by every stop: a connect or a crash of an older generation is ignored
+	restarts    int    // consecutive failures; the backoff grows with it
+	retry       *time.Timer
+	retryAt     time.Time
+
+	dead         bool // deleted, or the manager closed: never connect again
+	refreshing   bool
+	refreshAgain bool
+	warmAsked    bool // ListTools found no cache and asked for one refresh
+}
+
+type connectOp struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	conn   *conn
+	err    error
+}
+
+func (m *Manager) newServer(cfg Server) *server {
+	s := &server{m: m, id: cfg.ID, cfg: cfg, state: StateIdle, since: time.Now()}
+	if !cfg.Enabled {
+		s.state = StateDisabled
+	}
+	s.log = logring.New(m.opt.LogLines, m.logPath(cfg.ID), func(l logring.Line) {
+		m.publish(TypeLog, LogEvent{ServerID: cfg.ID, Line: l})
+	})
+	return s
+}
+
+// LogEvent is one new log line of a server, broadcast on topic mcp.
+type LogEvent struct {
+	ServerID string       `json:"serverId"`
+	Line     logring.Line `json:"line"`
+}
+
+func (s *server) config() Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.clone()
+}
+
+// setStateLocked records a state change; the caller publishes after unlocking.
+func (s *server) setStateLocked(st State, err *apperr.Error) {
+	s.state, s.err, s.since = st, err, time.Now()
+}
+
+// session returns the live connection, connecting first when there is none. Concurrent
+// callers share one connect; a caller whose ctx ends stops waiting, the connect goes on
+// for the others (bounded by the server's connect timeout).
+func (s *server) session(ctx context.Context) (*conn, error) {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return nil, notFound(s.id)
+	}
+	if !s.cfg.Enabled {
+		name := s.cfg.Name
+		s.mu.Unlock()
+		return nil, apperr.New(apperr.MCPServerDisabled, "mcp server %s is disabled", name).WithParam("server", name)
+	}
+	if s.conn != nil {
+		c := s.conn
+		s.mu.Unlock()
+		return c, nil
+	}
+	op := s.connecting
+	if op == nil {
+		cctx, cancel := context.WithTimeout(s.m.ctx, s.cfg.connectTimeout(s.m.opt.ConnectTimeout))
+		op = &connectOp{done: make(chan struct{}), cancel: cancel}
+		s.connecting = op
+		gen := s.gen
+		cfg := s.cfg.clone()
+		s.setStateLocked(StateStarting, nil)
+		s.mu.Unlock() // lock order is Manager.mu before server.mu: never hold s.mu here
+		if !s.m.goBackground(func() { s.doConnect(cctx, op, gen, cfg) }) {
+			s.mu.Lock()
+			if s.connecting == op {
+				s.connecting = nil
+			}
+			s.mu.Unlock()
+			cancel()
+			op.err = apperr.New(apperr.Canceled, "mcp: shutting down")
+			close(op.done)
+			return nil, op.err
+		}
+		s.m.publishServer(s.id)
+	} else {
+		s.mu.Unlock()
+	}
+	select {
+	case <-op.done:
+		return op.conn, op.err
+	case <-ctx.Done():
+		return nil, apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", s.id)
+	}
+}
+
+func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg Server) {
+	defer op.cancel()
+	var c *conn
+	rc, err := s.m.resolve(cfg)
+	if err == nil {
+		c, err = s.m.dial(ctx, s, rc)
+	}
+	s.mu.Lock()
+	if s.connecting == op {
+		s.connecting = nil
+	}
+	if gen != s.gen {
+		s.mu.Unlock()
+		if c != nil {
+			c.close()
+		}
+		op.err = apperr.Wrap(errStale, apperr.Canceled, "connect %s", cfg.Name)
+		close(op.done)
+		return
+	}
+	if err != nil {
+		ae := errOf(err)
+		s.setStateLocked(StateError, ae)
+		s.log.Eventf("connect failed: %s", ae.Message)
+		s.scheduleRetryLocked()
+		s.mu.Unlock()
+		op.err = ae
+		close(op.done)
+		s.m.publishServer(s.id)
+		return
+	}
+	s.conn = c
+	s.connectedAt = time.Now()
+	s.setStateLocked(StateReady, nil)
+	s.mu.Unlock()
+	op.conn = c
+	close(op.done)
+	s.m.goBackground(func() {
+		_ = c.cs.Wait()
+		s.lost(c, gen)
+	})
+	s.m.publishServer(s.id)
+}
+
+// lost handles a connection that ended without Cairn closing it: a crashed process, a
+// dropped HTTP session. The group is killed (nothing of a crashed server survives) and a
+// restart is scheduled with backoff.
+func (s *server) lost(c *conn, gen uint64) {
+	s.mu.Lock()
+	if gen != s.gen || s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.conn = nil
+	s.mu.Unlock()
+
+	var ae *apperr.Error
+	if c.proc != nil {
+		select {
+		case <-c.proc.Done():
+		case <-time.After(2 * time.Second):
+		}
+		c.proc.KillGroup()
+		ae = exitedError(s.config().Name, c.proc, s.log)
+	} else {
+		name := s.config().Name
+		ae = apperr.New(apperr.MCPUnreachable, "connection to %s closed", name).
+			WithParam("server", name).WithParam("url", s.config().URL).WithParam("message", "the connection closed")
+	}
+	c.close()
+
+	s.mu.Lock()
+	if gen != s.gen {
+		s.mu.Unlock()
+		return
+	}
+	if time.Since(s.connectedAt) >= s.m.opt.StableAfter {
+		s.restarts = 0
+	}
+	s.setStateLocked(StateError, ae)
+	s.log.Eventf("connection lost: %s", ae.Message)
+	s.scheduleRetryLocked()
+	s.mu.Unlock()
+	s.m.publishServer(s.id)
+}
+
+// scheduleRetryLocked arms the restart timer with exponential backoff, unless the server
+// failed too often in a row (then it waits for the user).
+func (s *server) scheduleRetryLocked() {
+	if !s.cfg.Enabled || s.retry != nil {
+		return
+	}
+	if s.restarts >= s.m.opt.MaxRestarts {
+		s.log.Eventf("giving up after %d attempts in a row; restart it from Settings", s.restarts)
+		return
+	}
+	d := s.m.opt.RestartMin << s.restarts
+	if d <= 0 || d > s.m.opt.RestartMax {
+		d = s.m.opt.RestartMax
+	}
+	s.restarts++
+	gen := s.gen
+	s.retryAt = time.Now().Add(d)
+	s.log.Eventf("restarting in %s (attempt %d of %d)", d.Round(time.Millisecond), s.restarts, s.m.opt.MaxRestarts)
+	s.retry = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		s.retry = nil
+		ok := gen == s.gen && s.cfg.Enabled
+		s.mu.Unlock()
+		if ok {
+			s.m.requestRefresh(s.id)
+		}
+	})
+}
+
+// retire stops the server for good (deleted, or the manager closes).
+func (s *server) retire() {
+	s.mu.Lock()
+	s.dead = true
+	s.mu.Unlock()
+	s.stop(StateDisabled, nil)
+}
+
+// stop closes the connection (and process group), cancels a connect in flight and any
+// pending restart, and puts the server in state st.
+func (s *server) stop(st State, err *apperr.Error) {
+	s.mu.Lock()
+	s.gen++
+	if s.retry != nil {
+		s.retry.Stop()
+		s.retry = nil
+	}
+	c := s.conn
+	s.conn = nil
+	if op := s.connecting; op != nil {
+		op.cancel()
+		s.connecting = nil
+	}
+	s.setStateLocked(st, err)
+	s.mu.Unlock()
+	if c != nil {
+		s.log.Eventf("stopping")
+		c.close()
+	}
+}
+
+// status is the runtime half of a ServerView.
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{State: s.state, Error: s.err, Since: s.since.UnixMilli(), Restarts: s.restarts}
+	if s.err != nil {
+		st.Reason = s.err.Message
+	}
+	if s.conn != nil {
+		st.Transport = s.conn.transport
+		st.FallbackStatus = s.conn.fellBack
+		info := s.conn.info
+		st.ServerInfo = &info
+		if s.conn.proc != nil {
+			st.Pid = s.conn.proc.Pid()
+		}
+	}
+	if s.retry != nil {
+		st.RetryAt = s.retryAt.UnixMilli()
+	}
+	return st
+}
+
+// Status is the runtime state of a server.
+type Status struct {
+	State State         `json:"state"`
+	Error *apperr.Error `json:"error,omitempty"`
+	// Reason is the technical text of Error, for logs and the CLI.
+	Reason string `json:"reason,omitempty"`
+	Since  int64  `json:"since"` // unix ms of the last change
+	// Transport is what is spoken now (sse after a fallback); FallbackStatus is the HTTP
+	// status of the Streamable HTTP initialize that caused the fallback.
+	Transport      Transport   `json:"transport,omitempty"`
+	FallbackStatus int         `json:"fallbackStatus,omitempty"`
+	ServerInfo     *ServerInfo `json:"ServerInfo,omitempty"`
+	Pid            int         `json:"pid,omitempty"`
+	Restarts       int         `json:"restarts,omitempty"`
+	RetryAt        int64       `json:"retryAt,omitempty"` // unix ms of the next automatic restart
+}

@@ -1,0 +1,434 @@
+package mcp
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/secrets"
+)
+
+// ServerView is a server as a window shows it: its config (secret values masked), its
+// runtime status and its cached tools.
+type ServerView struct {
+	Server
+	Status   Status     `json:"status"`
+	Tools    []ToolInfo `json:"tools"`
+	CachedAt int64      `json:"cachedAt,omitempty"` // unix ms of the catalog; 0 = never warmed
+	// Instructions are what the server tells the model (from initialize).
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// Snapshot is the server list of Settings → MCP, stamped with the topic's seq.
+type Snapshot struct {
+	Seq     uint64       `json:"seq"`
+	Servers []ServerView `json:"servers"`
+}
+
+// Servers returns every server with status and cached tools (never connects).
+func (m *Manager) Servers(ctx context.Context) (Snapshot, error) {
+	snap := Snapshot{Servers: []ServerView{}}
+	if m.bus != nil {
+		snap.Seq = m.bus.Seq(events.TopicMCP)
+	}
+	list, err := m.db.servers(ctx)
+	if err != nil {
+		return snap, err
+	}
+	for _, s := range list {
+		v, err := m.view(ctx, s.ID)
+		if err != nil {
+			continue
+		}
+		snap.Servers = append(snap.Servers, v)
+	}
+	return snap, nil
+}
+
+// View returns one server's view.
+func (m *Manager) View(ctx context.Context, id string) (ServerView, error) { return m.view(ctx, id) }
+
+func (m *Manager) view(ctx context.Context, id string) (ServerView, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	cfg := s.config()
+	v := ServerView{Server: m.mask(cfg), Status: s.status(), Tools: []ToolInfo{}}
+	cat, ok, err := m.db.cache(ctx, id)
+	if err != nil {
+		return v, err
+	}
+	if ok {
+		prefs, err := m.db.prefs(ctx, id)
+		if err != nil {
+			return v, err
+		}
+		v.Tools = toolInfos(cfg, cat, prefs)
+		v.CachedAt = cat.RefreshedAt
+		v.Instructions = cat.Instructions
+	}
+	return v, nil
+}
+
+// mask replaces secret values by set / last 4.
+func (m *Manager) mask(s Server) Server {
+	mask := func(kind string, vs []Var) []Var {
+		out := slices.Clone(vs)
+		for i, v := range out {
+			if !v.Secret {
+				continue
+			}
+			out[i].Value = ""
+			if m.secrets != nil {
+				if val, ok, err := m.secrets.Get(secretKey(s.ID, kind, v.Name)); err == nil && ok {
+					out[i].Set, out[i].Last4 = true, secrets.Mask(val)
+				}
+			}
+		}
+		return out
+	}
+	s.Env = mask("env", s.Env)
+	s.Headers = mask("header", s.Headers)
+	return s
+}
+
+// Save adds a server (empty ID) or updates one. Secret values go to the secret store (an
+// empty value of a secret keeps the stored one); everything else to SQLite. A change that
+// affects how the server runs restarts it; turning it on warms its catalog.
+func (m *Manager) Save(ctx context.Context, in Server) (ServerView, error) {
+	in = in.clone()
+	if err := in.normalize(); err != nil {
+		return ServerView{}, err
+	}
+	if in.Transport == TransportBuiltin {
+		return ServerView{}, invalid("built-in servers cannot be edited, only turned on or off")
+	}
+	var old *Server
+	if in.ID == "" {
+		in.ID = newID()
+	} else {
+		s, err := m.get(in.ID)
+		if err != nil {
+			return ServerView{}, err
+		}
+		o := s.config()
+		if o.Transport == TransportBuiltin {
+			return ServerView{}, invalid("built-in servers cannot be edited, only turned on or off")
+		}
+		old = &o
+	}
+	if err := m.checkName(in); err != nil {
+		return ServerView{}, err
+	}
+	if err := m.storeSecrets(ctx, in, old); err != nil {
+		return ServerView{}, err
+	}
+	stored := in.clone()
+	newSecret := false
+	for _, vs := range [][]Var{stored.Env, stored.Headers} {
+		for i := range vs {
+			if vs[i].Secret {
+				newSecret = newSecret || vs[i].Value != ""
+				vs[i].Value = ""
+			}
+		}
+	}
+	if err := m.db.upsert(ctx, stored); err != nil {
+		return ServerView{}, err
+	}
+	m.apply(ctx, stored, old, newSecret)
+	return m.view(ctx, stored.ID)
+}
+
+func (m *Manager) checkName(in Server) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, s := range m.servers {
+		if id != in.ID && strings.EqualFold(s.config().Name, in.Name) {
+			return apperr.New(apperr.MCPServerExists, "mcp server %q exists", in.Name).WithParam("name", in.Name)
+		}
+	}
+	return nil
+}
+
+// storeSecrets writes new secret values and removes the ones no longer used.
+func (m *Manager) storeSecrets(ctx context.Context, in Server, old *Server) error {
+	want := map[string]bool{}
+	for _, kv := range []struct {
+		kind string
+		vs   []Var
+	}{{"env", in.Env}, {"header", in.Headers}} {
+		for _, v := range kv.vs {
+			if !v.Secret {
+				continue
+			}
+			key := secretKey(in.ID, kv.kind, v.Name)
+			want[key] = true
+			if v.Value == "" {
+				continue // keep what is stored
+			}
+			if m.secrets == nil {
+				return invalid("secret values cannot be stored: no secret store")
+			}
+			if err := m.secrets.Set(ctx, key, v.Value); err != nil {
+				return err
+			}
+		}
+	}
+	if old == nil || m.secrets == nil {
+		return nil
+	}
+	for _, kv := range []struct {
+		kind string
+		vs   []Var
+	}{{"env", old.Env}, {"header", old.Headers}} {
+		for _, v := range kv.vs {
+			if key := secretKey(old.ID, kv.kind, v.Name); v.Secret && !want[key] {
+				_ = m.secrets.Delete(ctx, key)
+			}
+		}
+	}
+	return nil
+}
+
+// apply brings the runtime in line with a saved config.
+// force restarts even when the stored config is the same (a secret value changed).
+func (m *Manager) apply(ctx context.Context, cfg Server, old *Server, force bool) {
+	m.mu.Lock()
+	s := m.servers[cfg.ID]
+	if s == nil {
+		s = m.newServer(cfg)
+		m.servers[cfg.ID] = s
+	}
+	m.mu.Unlock()
+	restart := force || old == nil || !runtimeEqual(*old, cfg) || old.Enabled != cfg.Enabled
+	s.mu.Lock()
+	s.cfg = cfg.clone()
+	s.mu.Unlock()
+	if restart {
+		st := StateIdle
+		if !cfg.Enabled {
+			st = StateDisabled
+		}
+		s.stop(st, nil)
+		s.mu.Lock()
+		s.restarts = 0
+		s.mu.Unlock()
+	}
+	m.syncServer(ctx, cfg.ID)
+	m.publishServer(cfg.ID)
+	m.mu.Lock()
+	warm := m.started
+	m.mu.Unlock()
+	if restart && cfg.Enabled && warm {
+		m.requestRefresh(cfg.ID) // the CLI never starts the warmer: an import spawns nothing
+	}
+}
+
+// Delete removes a server: stops it, forgets its secrets, cache, prefs and tools.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	s, err := m.get(id)
+	if err != nil {
+		return err
+	}
+	cfg := s.config()
+	if cfg.Transport == TransportBuiltin {
+		return invalid("built-in servers cannot be removed, only turned off")
+	}
+	s.retire()
+	if err := m.db.delete(ctx, id); err != nil {
+		return err
+	}
+	if m.secrets != nil {
+		for _, v := range cfg.Env {
+			if v.Secret {
+				_ = m.secrets.Delete(ctx, secretKey(id, "env", v.Name))
+			}
+		}
+		for _, v := range cfg.Headers {
+			if v.Secret {
+				_ = m.secrets.Delete(ctx, secretKey(id, "header", v.Name))
+			}
+		}
+	}
+	m.mu.Lock()
+	delete(m.servers, id)
+	m.mu.Unlock()
+	_ = s.log.Close()
+	m.syncServer(ctx, id)
+	m.publish(TypeServerRemoved, map[string]string{"id": id})
+	return nil
+}
+
+// SetEnabled turns a server on (connect and warm its catalog) or off (stop it and take
+// its tools away from the model).
+func (m *Manager) SetEnabled(ctx context.Context, id string, on bool) (ServerView, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	old := s.config()
+	if old.Enabled == on {
+		return m.view(ctx, id)
+	}
+	if err := m.db.setEnabled(ctx, id, on); err != nil {
+		return ServerView{}, err
+	}
+	cfg := old.clone()
+	cfg.Enabled = on
+	m.apply(ctx, cfg, &old, false)
+	return m.view(ctx, id)
+}
+
+// SetToolEnabled offers or withholds one tool of a server to the model.
+func (m *Manager) SetToolEnabled(ctx context.Context, id, tool string, on bool) (ServerView, error) {
+	return m.updatePref(ctx, id, tool, func(p *toolPref) { p.Enabled = on })
+}
+
+// SetToolApproval sets whether calls of one tool ask the user first ("" = default: ask
+// unless the tool is annotated read-only).
+func (m *Manager) SetToolApproval(ctx context.Context, id, tool string, a Approval) (ServerView, error) {
+	switch a {
+	case ApprovalDefault, ApprovalAsk, ApprovalAllow:
+	default:
+		return ServerView{}, invalid("approval must be \"\", \"ask\" or \"allow\"")
+	}
+	return m.updatePref(ctx, id, tool, func(p *toolPref) { p.Approval = a })
+}
+
+func (m *Manager) updatePref(ctx context.Context, id, tool string, f func(*toolPref)) (ServerView, error) {
+	if _, err := m.get(id); err != nil {
+		return ServerView{}, err
+	}
+	if strings.TrimSpace(tool) == "" {
+		return ServerView{}, invalid("no tool named")
+	}
+	prefs, err := m.db.prefs(ctx, id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	p := prefOf(prefs, tool)
+	f(&p)
+	if err := m.db.setPref(ctx, id, tool, p); err != nil {
+		return ServerView{}, err
+	}
+	m.syncServer(ctx, id)
+	m.publishServer(id)
+	return m.view(ctx, id)
+}
+
+// Refresh re-reads a server's tool list now (the user's "refresh"), connecting if needed,
+// and returns the updated view.
+func (m *Manager) Refresh(ctx context.Context, id string) (ServerView, error) {
+	if _, err := m.RefreshTools(ctx, id); err != nil {
+		return ServerView{}, err
+	}
+	return m.view(ctx, id)
+}
+
+// Restart stops a server (its whole process group) and starts it again, resetting the
+// crash backoff; it returns once the new connection is up or failed.
+func (m *Manager) Restart(ctx context.Context, id string) (ServerView, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	if !s.config().Enabled {
+		return m.view(ctx, id)
+	}
+	s.stop(StateIdle, nil)
+	s.mu.Lock()
+	s.restarts = 0
+	s.mu.Unlock()
+	s.log.Eventf("restart requested")
+	if _, err := m.RefreshTools(ctx, id); err != nil {
+		return ServerView{}, err
+	}
+	return m.view(ctx, id)
+}
+
+// Logs returns a server's last log lines (n <= 0: all in memory).
+func (m *Manager) Logs(id string, n int) ([]logring.Line, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.log.Lines(n), nil
+}
+
+// TestReport is the outcome of "test" in Settings: did a connection with this config
+// work, what did the server say, and what did it log.
+type TestReport struct {
+	OK             bool           `json:"ok"`
+	Error          *apperr.Error  `json:"error,omitempty"`
+	Transport      Transport      `json:"transport,omitempty"`
+	FallbackStatus int            `json:"fallbackStatus,omitempty"`
+	ServerInfo     ServerInfo     `json:"serverInfo"`
+	Tools          []string       `json:"tools"`
+	DurationMs     int64          `json:"durationMs"`
+	Log            []logring.Line `json:"log"`
+}
+
+// Test connects with a config that may be unsaved (secrets left empty are taken from the
+// stored server of the same ID), lists its tools and disconnects. It touches neither the
+// running server nor the catalog.
+func (m *Manager) Test(ctx context.Context, in Server) (TestReport, error) {
+	in = in.clone()
+	if in.Transport == "" && in.ID != "" && in.Command == "" && in.URL == "" {
+		s, err := m.get(in.ID)
+		if err != nil {
+			return TestReport{}, err
+		}
+		in = s.config()
+	}
+	if err := in.normalize(); err != nil {
+		return TestReport{}, err
+	}
+	id := in.ID
+	if id == "" {
+		id = "test-" + newID()
+	}
+	tmp := &server{m: m, id: id, cfg: in, log: logring.New(200, "", nil)}
+	rc, err := m.resolve(in)
+	if err != nil {
+		return TestReport{}, err
+	}
+	for _, kv := range []struct {
+		kind string
+		vs   []Var
+		dst  map[string]string
+	}{{"env", in.Env, rc.env}, {"header", in.Headers, rc.headers}} {
+		for _, v := range kv.vs {
+			if v.Secret && v.Value != "" {
+				kv.dst[v.Name] = v.Value // typed in the form, not stored yet
+			}
+		}
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, in.connectTimeout(m.opt.ConnectTimeout))
+	defer cancel()
+	rep := TestReport{Tools: []string{}}
+	c, err := m.dial(cctx, tmp, rc)
+	if err == nil {
+		rep.Transport, rep.FallbackStatus, rep.ServerInfo = c.transport, c.fellBack, c.info
+		for t, lerr := range c.cs.Tools(cctx, nil) {
+			if lerr != nil {
+				err = apperr.Wrap(lerr, apperr.MCPConnectFailed, "list tools").
+					WithParam("server", in.Name).WithParam("message", lerr.Error())
+				break
+			}
+			rep.Tools = append(rep.Tools, t.Name)
+		}
+		c.close()
+	}
+	rep.DurationMs = time.Since(start).Milliseconds()
+	rep.OK = err == nil
+	rep.Error = errOf(err)
+	rep.Log = tmp.log.Lines(0)
+	return rep, nil
+}

@@ -1,0 +1,246 @@
+package mcp
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// db is the SQL side of the package: servers, the catalog cache and tool prefs.
+type db struct{ *store.DB }
+
+const serverCols = `id, name, transport, command, args, env, secret_env, cwd, url, headers, secret_headers,
+	roots, connect_timeout_ms, call_timeout_ms, enabled`
+
+func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
+	var s Server
+	var args, env, secretEnv, headers, secretHeaders, roots string
+	var enabled int
+	err := sc.Scan(&s.ID, &s.Name, &s.Transport, &s.Command, &args, &env, &secretEnv, &s.Cwd, &s.URL,
+		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled)
+	if err != nil {
+		return s, err
+	}
+	s.Enabled = enabled != 0
+	_ = json.Unmarshal([]byte(args), &s.Args)
+	_ = json.Unmarshal([]byte(roots), &s.Roots)
+	s.Env = joinVars(env, secretEnv)
+	s.Headers = joinVars(headers, secretHeaders)
+	return s, nil
+}
+
+// joinVars rebuilds the Var list from the plain map and the secret names.
+func joinVars(plainJSON, secretJSON string) []Var {
+	var plain map[string]string
+	var secret []string
+	_ = json.Unmarshal([]byte(plainJSON), &plain)
+	_ = json.Unmarshal([]byte(secretJSON), &secret)
+	out := make([]Var, 0, len(plain)+len(secret))
+	for k, v := range plain {
+		out = append(out, Var{Name: k, Value: v})
+	}
+	for _, k := range secret {
+		out = append(out, Var{Name: k, Secret: true})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	sortVars(out)
+	return out
+}
+
+func splitVars(vs []Var) (plainJSON, secretJSON string) {
+	plain := map[string]string{}
+	secret := []string{}
+	for _, v := range vs {
+		if v.Secret {
+			secret = append(secret, v.Name)
+		} else {
+			plain[v.Name] = v.Value
+		}
+	}
+	a, _ := json.Marshal(plain)
+	b, _ := json.Marshal(secret)
+	return string(a), string(b)
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func (d db) servers(ctx context.Context) ([]Server, error) {
+	rows, err := d.QueryContext(ctx, "SELECT "+serverCols+" FROM mcp_servers ORDER BY position, name")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "list mcp servers")
+	}
+	defer rows.Close()
+	var out []Server
+	for rows.Next() {
+		s, err := scanServer(rows)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read mcp server")
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (d db) server(ctx context.Context, id string) (Server, bool, error) {
+	s, err := scanServer(d.QueryRowContext(ctx, "SELECT "+serverCols+" FROM mcp_servers WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, apperr.Wrap(err, apperr.Internal, "read mcp server")
+	}
+	return s, true, nil
+}
+
+// upsert writes a server's row (secrets excluded); a name clash is MCPServerExists.
+func (d db) upsert(ctx context.Context, s Server) error {
+	env, secretEnv := splitVars(s.Env)
+	headers, secretHeaders := splitVars(s.Headers)
+	now := time.Now().UnixMilli()
+	enabled := 0
+	if s.Enabled {
+		enabled = 1
+	}
+	_, err := d.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
+		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, position, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers), ?, ?)
+		ON CONFLICT(id) DO UPDATE SET name = excluded.name, transport = excluded.transport, command = excluded.command,
+		args = excluded.args, env = excluded.env, secret_env = excluded.secret_env, cwd = excluded.cwd, url = excluded.url,
+		headers = excluded.headers, secret_headers = excluded.secret_headers, roots = excluded.roots,
+		connect_timeout_ms = excluded.connect_timeout_ms, call_timeout_ms = excluded.call_timeout_ms,
+		enabled = excluded.enabled, updated_at = excluded.updated_at`,
+		s.ID, s.Name, string(s.Transport), s.Command, jsonList(s.Args), env, secretEnv, s.Cwd, s.URL,
+		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, now, now)
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE constraint failed: mcp_servers.name") {
+			return apperr.Wrap(err, apperr.MCPServerExists, "mcp server %q exists", s.Name).WithParam("name", s.Name)
+		}
+		return apperr.Wrap(err, apperr.Internal, "save mcp server")
+	}
+	return nil
+}
+
+func (d db) setEnabled(ctx context.Context, id string, on bool) error {
+	v := 0
+	if on {
+		v = 1
+	}
+	_, err := d.ExecContext(ctx, "UPDATE mcp_servers SET enabled = ?, updated_at = ? WHERE id = ?", v, time.Now().UnixMilli(), id)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "enable mcp server")
+	}
+	return nil
+}
+
+func (d db) delete(ctx context.Context, id string) error {
+	if _, err := d.ExecContext(ctx, "DELETE FROM mcp_servers WHERE id = ?", id); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "delete mcp server")
+	}
+	return nil
+}
+
+// catalog is one server's cached tools/list answer.
+type catalog struct {
+	Tools        []*mcp.Tool
+	Instructions string
+	ServerInfo   ServerInfo
+	RefreshedAt  int64
+}
+
+// ServerInfo is what the server said about itself at initialize.
+type ServerInfo struct {
+	Name            string `json:"name,omitempty"`
+	Title           string `json:"title,omitempty"`
+	Version         string `json:"version,omitempty"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+}
+
+// cache returns the cached catalog; ok is false when the server was never warmed.
+func (d db) cache(ctx context.Context, id string) (catalog, bool, error) {
+	var c catalog
+	var toolsJSON, info string
+	err := d.QueryRowContext(ctx, "SELECT tools, instructions, server_info, refreshed_at FROM mcp_tool_cache WHERE server_id = ?", id).
+		Scan(&toolsJSON, &c.Instructions, &info, &c.RefreshedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
+	}
+	_ = json.Unmarshal([]byte(toolsJSON), &c.Tools)
+	_ = json.Unmarshal([]byte(info), &c.ServerInfo)
+	return c, true, nil
+}
+
+func (d db) putCache(ctx context.Context, id string, c catalog) error {
+	if c.Tools == nil {
+		c.Tools = []*mcp.Tool{}
+	}
+	tools, err := json.Marshal(c.Tools)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "encode mcp tools")
+	}
+	info, _ := json.Marshal(c.ServerInfo)
+	_, err = d.ExecContext(ctx, `INSERT INTO mcp_tool_cache (server_id, tools, instructions, server_info, refreshed_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT(server_id) DO UPDATE SET tools = excluded.tools,
+		instructions = excluded.instructions, server_info = excluded.server_info, refreshed_at = excluded.refreshed_at`,
+		id, string(tools), c.Instructions, string(info), c.RefreshedAt)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "write mcp tool cache")
+	}
+	return nil
+}
+
+// toolPref is the user's choice for one tool.
+type toolPref struct {
+	Enabled  bool
+	Approval Approval
+}
+
+func (d db) prefs(ctx context.Context, id string) (map[string]toolPref, error) {
+	rows, err := d.QueryContext(ctx, "SELECT tool, enabled, approval FROM mcp_tool_prefs WHERE server_id = ?", id)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
+	}
+	defer rows.Close()
+	out := map[string]toolPref{}
+	for rows.Next() {
+		var name string
+		var en int
+		var ap string
+		if err := rows.Scan(&name, &en, &ap); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
+		}
+		out[name] = toolPref{Enabled: en != 0, Approval: Approval(ap)}
+	}
+	return out, rows.Err()
+}
+
+func (d db) setPref(ctx context.Context, id, tool string, p toolPref) error {
+	en := 0
+	if p.Enabled {
+		en = 1
+	}
+	_, err := d.ExecContext(ctx, `INSERT INTO mcp_tool_prefs (server_id, tool, enabled, approval) VALUES (?, ?, ?, ?)
+		ON CONFLICT(server_id, tool) DO UPDATE SET enabled = excluded.enabled, approval = excluded.approval`,
+		id, tool, en, string(p.Approval))
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "save mcp tool pref")
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# MCP benchmarks (MCP-1..3), against @modelcontextprotocol/server-everything (npm, pinned in
+# backend/mcp/testdata/npm, installed on first use):
+#   - 1,000 `echo` calls per transport (stdio, Streamable HTTP, SSE) through Cairn's full
+#     path (registry + pipeline, auto-allowed) vs raw go-sdk vs the official TypeScript
+#     SDK client; p50 / p99 and calls/s. Goal: Cairn within 1.2x of raw go-sdk and faster
+#     than the TS client on every transport.
+#   - start-up (New + Start) with 0 vs 20 configured servers (5 of them dead); goal: no
+#     measurable difference.
+# Env: MCP_N (default 1000 calls), GOFLAGS passes through.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/out
+mkdir -p "$out"
+n=${MCP_N:-1000}
+
+go test -run '^$' -bench '^BenchmarkEcho$' -benchtime "${n}x" ./backend/mcp/ | tee "$out/mcp-echo.txt"
+go test -run '^$' -bench '^BenchmarkStartup$' -benchtime 200x ./backend/mcp/ | tee "$out/mcp-startup.txt"
+
+# metric NAME-SUFFIX UNIT: value of UNIT on the benchmark line ending in NAME-SUFFIX
+metric() { awk -v b="$1" -v m="$2" '$1 ~ b"(-[0-9]+)?$" { for (i = 1; i < NF; i++) if ($(i+1) == m) print $i }' "$3" | tail -n1; }
+
+echo
+printf '%-16s %-11s %10s %10s %10s   %s\n' transport path p50-µs p99-µs calls/s verdict
+for tr in stdio streamable-http sse; do
+	raw=$(metric "transport=$tr/path=raw-go-sdk" calls/s "$out/mcp-echo.txt")
+	ts=$(metric "transport=$tr/path=ts-sdk" calls/s "$out/mcp-echo.txt")
+	for path in cairn raw-go-sdk ts-sdk; do
+		b="transport=$tr/path=$path"
+		p50=$(metric "$b" p50-µs "$out/mcp-echo.txt")
+		p99=$(metric "$b" p99-µs "$out/mcp-echo.txt")
+		cps=$(metric "$b" calls/s "$out/mcp-echo.txt")
+		verdict=""
+		if [ "$path" = cairn ]; then
+			verdict=$(awk -v c="$cps" -v r="$raw" -v t="$ts" 'BEGIN {
+				v = (c * 1.2 >= r) ? "within 1.2x of go-sdk" : "SLOWER than 1.2x go-sdk";
+				v = v ((c > t) ? ", faster than TS SDK" : ", NOT faster than TS SDK"); print v }')
+		fi
+		printf '%-16s %-11s %10s %10s %10s   %s\n' "$tr" "$path" "$p50" "$p99" "$cps" "$verdict"
+	done
+done
+s0=$(metric "servers=0" p50-µs "$out/mcp-startup.txt")
+s20=$(metric "servers=20" p50-µs "$out/mcp-startup.txt")
+echo
+echo "start-up (New + Start), p50: 0 servers ${s0} µs, 20 servers (5 dead) ${s20} µs"
