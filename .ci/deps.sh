@@ -3,6 +3,7 @@
 # Usage: .ci/deps.sh [run|test]
 set -euo pipefail
 mode=${1:-test}
+root=$(cd "$(dirname "$0")/.." && pwd)
 need=(pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 if [ "$mode" = test ]; then
   need+=(xvfb xauth x11-apps imagemagick chromium gnome-keyring dbus-x11 procps psmisc)
@@ -20,7 +21,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v go >/dev/null || { echo "deps: Go is required (https://go.dev/dl), see README" >&2; exit 1; }
 command -v npm >/dev/null || { echo "deps: Node.js and npm are required, see README" >&2; exit 1; }
-cd "$(dirname "$0")/../frontend"
+cd "$root/frontend"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
+fi
+# Real MCP servers for the integration tests (pinned in the lock file).
+if [ "$mode" = test ]; then
+  cd "$root/backend/mcp/testdata/npm"
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
 fi
