@@ -43,7 +43,7 @@ func TestListToolsReadsOnlyTheCache(t *testing.T) {
 
 	start := time.Now()
 	list, err := h.m.ListTools(context.Background(), v.ID)
-	if err != nil || len(list) != 0 || time.Since(start) > 200*time.Millisecond {
+	if err != nil || len(list) != 0 || time.Since(start) > 5*time.Second { // an empty list already proves it did not wait for the refresh
 		t.Fatalf("first read: %v %v in %s", list, err, time.Since(start))
 	}
 	if _, err := h.m.ListTools(context.Background(), v.ID); err != nil {
@@ -224,12 +224,17 @@ func TestManyServersSomeDead(t *testing.T) {
 	}
 	defer m.Close()
 	m.Start()
-	if d := time.Since(t0); d > 500*time.Millisecond {
+	// Waiting on any server would take seconds (node start-up) or minutes (the hanging
+	// ones); the benchmark measures the real cost (about 1 ms).
+	if d := time.Since(t0); d > 3*time.Second {
 		t.Fatalf("New+Start took %s", d)
 	}
+	// A hanging server's connect times out only after 120 s; ListTools answering well
+	// within that shows it never waits on the server. The bound is loose because 15 node
+	// servers are starting on 2 cores at this moment (and -race slows everything).
 	for _, id := range append(slices.Clone(hanging), exiting...) {
 		t1 := time.Now()
-		if list, err := m.ListTools(ctx, id); err != nil || len(list) != 0 || time.Since(t1) > 2*time.Second {
+		if list, err := m.ListTools(ctx, id); err != nil || len(list) != 0 || time.Since(t1) > 15*time.Second {
 			t.Fatalf("ListTools of a dead server: %v %v %s", list, err, time.Since(t1))
 		}
 	}
