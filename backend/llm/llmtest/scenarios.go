@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -30,6 +31,12 @@ func Scenarios() map[string]func(Request) Reply {
 			return Reply{Reasoning: "The user wants an answer. Let me think step by step.", Text: "The answer is 42.", Delay: 5 * time.Millisecond}
 		},
 		"tools": toolsScenario,
+		// "echo-tool" calls the offered tool whose name contains "echo" (an MCP echo tool,
+		// whatever its wire name) with the last user message, then reports the result.
+		"echo-tool": echoToolScenario,
+		// "call" reads "NAME [JSON]" from the last user message: it calls the offered tool
+		// whose name contains NAME (case, "-" and "_" ignored) with JSON (default {}).
+		"call": callScenario,
 		"slow": func(r Request) Reply {
 			return Reply{Text: strings.Repeat("slow token ", 300), ChunkRunes: 11, Delay: 100 * time.Millisecond}
 		},
@@ -110,6 +117,56 @@ func toolsScenario(r Request) Reply {
 		return Reply{Text: "No tools were offered, so I answer directly.", Delay: 5 * time.Millisecond}
 	}
 	return Reply{ToolCalls: []ToolCall{{Name: r.Body.Tools[0].Function.Name, Arguments: "{}"}}, Delay: 5 * time.Millisecond}
+}
+
+// echoToolScenario calls the first offered tool whose name contains "echo" with
+// {"message": <last user text>} and then answers with what it got.
+func echoToolScenario(r Request) Reply {
+	if reply, done := afterTool(r); done {
+		return reply
+	}
+	args, _ := json.Marshal(map[string]string{"message": lastUserText(r.Body)})
+	return callMatching(r, "echo", string(args))
+}
+
+// callScenario calls the tool the last user message names ("NAME [JSON]") and then
+// answers with what it got.
+func callScenario(r Request) Reply {
+	if reply, done := afterTool(r); done {
+		return reply
+	}
+	name, args, _ := strings.Cut(strings.TrimSpace(lastUserText(r.Body)), " ")
+	if args = strings.TrimSpace(args); args == "" {
+		args = "{}"
+	}
+	return callMatching(r, name, args)
+}
+
+// afterTool answers a request whose last message is a tool result with that result.
+func afterTool(r Request) (Reply, bool) {
+	last := r.Body.LastMessage()
+	if last.Role != "tool" {
+		return Reply{}, false
+	}
+	content := last.Content
+	if len(content) > 200 {
+		content = content[:200] + "…"
+	}
+	return Reply{Text: "The tool returned: " + content, Delay: 5 * time.Millisecond}, true
+}
+
+// callMatching calls the first offered tool whose normalized name contains the
+// normalized want, or says which tools were offered when none does.
+func callMatching(r Request, want, args string) Reply {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
+	}
+	for _, name := range r.Body.ToolNames() {
+		if want != "" && strings.Contains(norm(name), norm(want)) {
+			return Reply{ToolCalls: []ToolCall{{Name: name, Arguments: args}}, Delay: 5 * time.Millisecond}
+		}
+	}
+	return Reply{Text: fmt.Sprintf("No tool matching %q was offered (offered: %s).", want, strings.Join(r.Body.ToolNames(), ", ")), Delay: 5 * time.Millisecond}
 }
 
 func lastUserText(b ChatRequest) string {
