@@ -31,4 +31,5 @@ if [ "$mode" = test ]; then
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund --loglevel=error
   fi
+  c="$root/backend/mcp/testdata/conformance"; [ -d "$c/node_modules" ] && [ ! "$c/package-lock.json" -nt "$c/node_modules/.package-lock.json" ] || (cd "$c" && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -88,6 +88,9 @@ type Config struct {
 	// OAuth is the seam for remote servers that need OAuth (authorization code + PKCE
 	// with go-sdk's auth package); nil handlers mean "send only the configured headers".
 	OAuth func(Server) auth.OAuthHandler
+	// Elicit answers servers' elicitation/create requests; nil means Cairn advertises no
+	// elicitation capability, so servers do not ask.
+	Elicit ElicitFunc
 }
 
 // Manager owns every configured MCP server of one Cairn process. Create one per process
@@ -100,6 +103,7 @@ type Manager struct {
 	opt     Options
 	dataDir string
 	oauth   func(Server) auth.OAuthHandler
+	elicit  ElicitFunc
 	http    http.RoundTripper
 	pids    *proc.Registry
 
@@ -142,7 +146,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
-		oauth: cfg.OAuth, http: tr, ctx: bctx, cancel: cancel,
+		oauth: cfg.OAuth, elicit: cfg.Elicit, http: tr, ctx: bctx, cancel: cancel,
 		progress: newProgressRouter(),
 		reg:      cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
 	}
