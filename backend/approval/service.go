@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/permission"
+	"github.com/cairn-app/cairn/backend/pidcheck"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -148,7 +149,7 @@ func (s *Service) recoverStale(ctx context.Context) error {
 			rows.Close()
 			return apperr.Wrap(err, apperr.Internal, "read pending approvals")
 		}
-		if owner != s.owner && (pid == s.pid || pid <= 0 || !processAlive(pid)) {
+		if owner != s.owner && (pid == s.pid || pid <= 0 || !pidcheck.Alive(pid)) {
 			stale = append(stale, id)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/pidcheck"
 	"github.com/cairn-app/cairn/backend/store"
 )
 
@@ -144,7 +145,7 @@ func (s *Service) recover(ctx context.Context, sessionID string) ([]string, erro
 		if s.isLocal(id) {
 			continue
 		}
-		if pid <= 0 || pid == me || !processAlive(pid) {
+		if pid <= 0 || pid == me || !pidcheck.Alive(pid) {
 			stale = append(stale, id)
 		}
 	}

@@ -1,6 +1,9 @@
 //go:build unix
 
-package chat
+// Package pidcheck tells whether a process still runs, so start-up recovery (chat
+// messages left streaming, approvals left pending) only touches what a dead process left
+// and never the work of another running Cairn on the same data directory.
+package pidcheck
 
 import (
 	"bytes"
@@ -10,8 +13,11 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether pid is a running process (zombies count as dead).
-func processAlive(pid int) bool {
+// Alive reports whether pid is a running process; zombies count as dead.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
 	err := syscall.Kill(pid, 0)
 	if err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
