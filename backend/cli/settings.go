@@ -7,19 +7,28 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/service"
 )
 
-func runSettings(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "settings")
-	asJSON := f.Bool("json", false, "print JSON")
-	pos, err := parseInterspersed(f, args)
-	if err != nil {
-		return err
+// openList parses a "list | get | set"-style command line (default "list", --json) and
+// opens the services.
+func openList(ctx context.Context, env *Env, name string, args []string) (pos []string, asJSON bool, s *service.Services, err error) {
+	f := newFlags(env, name)
+	js := f.Bool("json", false, "print JSON")
+	if pos, err = parseInterspersed(f, args); err != nil {
+		return nil, false, nil, err
 	}
 	if len(pos) == 0 {
 		pos = []string{"list"}
 	}
-	s, err := env.Open(ctx)
+	if s, err = env.Open(ctx); err != nil {
+		return nil, false, nil, err
+	}
+	return pos, *js, s, nil
+}
+
+func runSettings(ctx context.Context, env *Env, args []string) error {
+	pos, asJSON, s, err := openList(ctx, env, "settings", args)
 	if err != nil {
 		return err
 	}
@@ -30,7 +39,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return writeJSON(env.Stdout, snap.Values)
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
@@ -47,7 +56,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return writeJSON(env.Stdout, v)
 		}
 		fmt.Fprintln(env.Stdout, v)
@@ -67,16 +76,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 }
 
 func runSecrets(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "secrets")
-	asJSON := f.Bool("json", false, "print JSON")
-	pos, err := parseInterspersed(f, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		pos = []string{"list"}
-	}
-	s, err := env.Open(ctx)
+	pos, asJSON, s, err := openList(ctx, env, "secrets", args)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return writeJSON(env.Stdout, snap)
 		}
 		if snap.Backend == secrets.BackendFile {
