@@ -96,19 +96,8 @@ func (s *Service) Decide(ctx context.Context, id, choice, reason, window string)
 		out = r
 		return nil
 	})
-	if errors.Is(err, errLost) {
-		// Another decision committed between our read and our update (only possible
-		// across processes): report it like any later decision.
-		if r, lerr := loadRequest(ctx, s.db, id); lerr == nil {
-			return Request{}, alreadyDecided(r)
-		}
-	}
 	if err != nil {
-		var ae *apperr.Error
-		if errors.As(err, &ae) {
-			return Request{}, ae
-		}
-		return Request{}, apperr.Wrap(err, apperr.Internal, "decide approval request %s", id)
+		return Request{}, txErr(ctx, s.db, id, err, "decide")
 	}
 	s.bus.Publish(events.TopicApprovals, EventDecided, out)
 	if len(created) > 0 {
@@ -191,17 +180,8 @@ func (s *Service) Resume(ctx context.Context, id, window string) (Request, error
 		out = r
 		return nil
 	})
-	if errors.Is(err, errLost) {
-		if r, lerr := loadRequest(ctx, s.db, id); lerr == nil {
-			return Request{}, alreadyDecided(r)
-		}
-	}
 	if err != nil {
-		var ae *apperr.Error
-		if errors.As(err, &ae) {
-			return Request{}, ae
-		}
-		return Request{}, apperr.Wrap(err, apperr.Internal, "resume approval request %s", id)
+		return Request{}, txErr(ctx, s.db, id, err, "resume")
 	}
 	s.bus.Publish(events.TopicApprovals, EventResumed, out)
 	if err := resumer.ResumeCall(ctx, out.Call()); err != nil {
@@ -238,4 +218,20 @@ func nonNil(ids []string) []string {
 		return []string{}
 	}
 	return ids
+}
+
+// txErr turns the error of a decision's transaction into what the window sees: a lost
+// race (another process decided between our read and our update) is reported like any
+// later decision.
+func txErr(ctx context.Context, db querier, id string, err error, what string) error {
+	if errors.Is(err, errLost) {
+		if r, lerr := loadRequest(ctx, db, id); lerr == nil {
+			return alreadyDecided(r)
+		}
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return apperr.Wrap(err, apperr.Internal, "%s approval request %s", what, id)
 }
