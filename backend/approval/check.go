@@ -149,6 +149,7 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 		ID: newID(), SessionID: sessionID, MessageID: req.Call.MessageID, CallID: req.Call.ID,
 		Tool: t.Name, Namespace: t.Namespace, Args: args, Touches: in.Targets,
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, Mode: in.Mode, AskReason: v.Reason,
+		AskReasonCode: v.ReasonCode, AskReasonParams: v.ReasonParams,
 		Rules: permission.SuggestRules(t, in.Targets), Status: StatusPending, CreatedAt: time.Now().UnixMilli(),
 		scope: req.Call.Scope, fingerprint: t.Fingerprint,
 	}
@@ -178,10 +179,12 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 			ORDER BY decided_at DESC LIMIT 1`, sessionID, r.CallID).Scan(&r.ResumedFrom)
 	}
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO approval_requests (id, session_id, message_id, call_id, tool, namespace,
-		server, args, touches, read_only, destructive, fingerprint, mode, ask_reason, rules, call_scope, status, resumed_from,
-		owner_pid, owner_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+		server, args, touches, read_only, destructive, fingerprint, mode, ask_reason, ask_reason_code, ask_reason_params,
+		rules, call_scope, status, resumed_from,
+		owner_pid, owner_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
 		r.ID, nullable(sessionID), r.MessageID, r.CallID, r.Tool, r.Namespace, r.Server, string(r.Args), mustJSON(r.Touches),
-		r.ReadOnly, r.Destructive, r.fingerprint, string(r.Mode), r.AskReason, mustJSON(r.Rules), mustJSON(r.scope),
+		r.ReadOnly, r.Destructive, r.fingerprint, string(r.Mode), r.AskReason, r.AskReasonCode, mustJSON(r.AskReasonParams),
+		mustJSON(r.Rules), mustJSON(r.scope),
 		r.ResumedFrom, s.pid, s.owner, r.CreatedAt); err != nil {
 		return tools.Decision{}, apperr.Wrap(err, apperr.Internal, "store the approval request")
 	}

@@ -351,14 +351,14 @@ type querier interface {
 }
 
 const requestCols = `id, COALESCE(session_id, ''), message_id, call_id, tool, namespace, server, args, touches,
-	read_only, destructive, fingerprint, mode, ask_reason, rules, call_scope, status, COALESCE(decision, ''),
+	read_only, destructive, fingerprint, mode, ask_reason, ask_reason_code, ask_reason_params, rules, call_scope, status, COALESCE(decision, ''),
 	decision_reason, source, window_name, rule_ids, resumed_from, created_at, COALESCE(decided_at, 0)`
 
 func scanRequest(sc interface{ Scan(...any) error }) (Request, error) {
 	var r Request
-	var args, touches, rules, scope, ruleIDs, mode, status, decision string
+	var args, touches, rules, scope, ruleIDs, mode, status, decision, reasonParams string
 	if err := sc.Scan(&r.ID, &r.SessionID, &r.MessageID, &r.CallID, &r.Tool, &r.Namespace, &r.Server, &args, &touches,
-		&r.ReadOnly, &r.Destructive, &r.fingerprint, &mode, &r.AskReason, &rules, &scope, &status, &decision,
+		&r.ReadOnly, &r.Destructive, &r.fingerprint, &mode, &r.AskReason, &r.AskReasonCode, &reasonParams, &rules, &scope, &status, &decision,
 		&r.DecisionReason, &r.Source, &r.Window, &ruleIDs, &r.ResumedFrom, &r.CreatedAt, &r.DecidedAt); err != nil {
 		return r, err
 	}
@@ -368,6 +368,7 @@ func scanRequest(sc interface{ Scan(...any) error }) (Request, error) {
 	_ = json.Unmarshal([]byte(rules), &r.Rules)
 	_ = json.Unmarshal([]byte(scope), &r.scope)
 	_ = json.Unmarshal([]byte(ruleIDs), &r.RuleIDs)
+	_ = json.Unmarshal([]byte(reasonParams), &r.AskReasonParams)
 	if r.Rules == nil {
 		r.Rules = []permission.Rule{}
 	}

@@ -69,8 +69,12 @@ type Request struct {
 	ReadOnly    bool               `json:"readOnly"`
 	Destructive bool               `json:"destructive"`
 	Mode        permission.Mode    `json:"mode"`
-	// AskReason says why the call was not allowed without asking.
-	AskReason string `json:"askReason"`
+	// AskReason says why the call was not allowed without asking (English, for logs and
+	// the terminal); AskReasonCode and AskReasonParams say it for every locale
+	// (approval.reasons.<code> in the windows).
+	AskReason       string            `json:"askReason"`
+	AskReasonCode   string            `json:"askReasonCode"`
+	AskReasonParams map[string]string `json:"askReasonParams,omitempty"`
 	// Rules are the allow rules "allow for this session" / "always allow" create; empty
 	// when no rule can cover the call (a command that hides what it runs): then only
 	// allow once and deny are offered.

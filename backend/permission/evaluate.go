@@ -45,9 +45,21 @@ type Verdict struct {
 	Behavior Behavior `json:"behavior"`
 	Source   string   `json:"source"`
 	Reason   string   `json:"reason"`
-	RuleID   string   `json:"ruleId,omitempty"`
+	// ReasonCode names the reason for every locale (approval.reasons.<code> in the
+	// windows); ReasonParams fill its placeholders. Reason stays for the model and logs.
+	ReasonCode   string            `json:"reasonCode"`
+	ReasonParams map[string]string `json:"reasonParams,omitempty"`
+	RuleID       string            `json:"ruleId,omitempty"`
 	// Stale lists allow rules that no longer apply because the MCP tool changed.
 	Stale []string `json:"staleRules,omitempty"`
+}
+
+// ReasonCodes lists every Verdict.ReasonCode; each has a text in every locale under
+// approval.reasons (a frontend test checks the list against the locale files).
+func ReasonCodes() []string {
+	return []string{"rule_denies", "plan_mode", "bypass", "rule_asks", "hook_allows", "hook_asks", "rule_allows",
+		"accept_edits", "read_only", "can_change", "tool_changed", "needs_approval", "destructive",
+		"command_unparsable", "command_hides", "command_not_allowed"}
 }
 
 // Explanation is a verdict with what it was based on, for the rule tester and the dialog.
@@ -152,29 +164,29 @@ func (c *call) decide() Verdict {
 	// 1. Deny rules hold in every mode.
 	if r, ok := c.first(Deny); ok {
 		return Verdict{Behavior: Deny, Source: ruleSource(r), RuleID: r.ID,
-			Reason: "a permission rule denies it (" + r.String() + ")"}
+			Reason: "a permission rule denies it (" + r.String() + ")", ReasonCode: "rule_denies", ReasonParams: map[string]string{"rule": r.String()}}
 	}
 	// 2. Plan mode runs only read-only tools.
 	if c.in.Mode == ModePlan && !t.ReadOnly {
 		return Verdict{Behavior: Deny, Source: SourceConfig,
 			Reason: "the session is in plan mode, where only read-only tools run. " +
-				"Describe the change in your plan instead of making it; the user can leave plan mode to carry it out"}
+				"Describe the change in your plan instead of making it; the user can leave plan mode to carry it out", ReasonCode: "plan_mode"}
 	}
 	// 3. Bypass asks about nothing.
 	if c.in.Mode == ModeBypass {
-		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the session bypasses permission prompts"}
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the session bypasses permission prompts", ReasonCode: "bypass"}
 	}
 	// 4. Ask rules beat every allow.
 	if r, ok := c.first(Ask); ok {
-		return Verdict{Behavior: Ask, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule asks about it (" + r.String() + ")"}
+		return Verdict{Behavior: Ask, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule asks about it (" + r.String() + ")", ReasonCode: "rule_asks", ReasonParams: map[string]string{"rule": r.String()}}
 	}
 	// 5. A hook's decision.
 	if h := c.in.Hook; h != nil {
 		switch h.Behavior {
 		case Allow:
-			return Verdict{Behavior: Allow, Source: SourceHook, Reason: orDefault(h.Reason, "a hook allowed it")}
+			return Verdict{Behavior: Allow, Source: SourceHook, Reason: orDefault(h.Reason, "a hook allowed it"), ReasonCode: "hook_allows"}
 		case Ask:
-			return Verdict{Behavior: Ask, Source: SourceHook, Reason: orDefault(h.Reason, "a hook asks for approval")}
+			return Verdict{Behavior: Ask, Source: SourceHook, Reason: orDefault(h.Reason, "a hook asks for approval"), ReasonCode: "hook_asks"}
 		}
 	}
 	// 6. Allow rules (stale MCP bindings excluded).
@@ -184,37 +196,38 @@ func (c *call) decide() Verdict {
 	}
 	// 7. acceptEdits lets file edits inside the workspace pass.
 	if c.in.Mode == ModeAcceptEdits && IsEditTool(t) && c.allInside() {
-		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "acceptEdits: a file edit inside the workspace", Stale: stale}
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "acceptEdits: a file edit inside the workspace", ReasonCode: "accept_edits", Stale: stale}
 	}
 	// 8. Defaults.
 	if t.ReadOnly && !t.NeedsApproval {
-		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "a read-only tool", Stale: stale}
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "a read-only tool", ReasonCode: "read_only", Stale: stale}
 	}
-	reason := "the tool can change things"
+	v = Verdict{Behavior: Ask, Source: SourceConfig, Reason: "the tool can change things", ReasonCode: "can_change", Stale: stale}
 	switch {
 	case len(stale) > 0:
-		reason = "the tool or its server changed since it was always allowed"
+		v.Reason, v.ReasonCode = "the tool or its server changed since it was always allowed", "tool_changed"
 	case t.NeedsApproval:
-		reason = "the tool always needs approval"
+		v.Reason, v.ReasonCode = "the tool always needs approval", "needs_approval"
 	case t.Destructive:
-		reason = "the tool can delete or overwrite data"
+		v.Reason, v.ReasonCode = "the tool can delete or overwrite data", "destructive"
 	case len(c.lines) > 0:
-		reason = c.commandReason()
+		v.Reason, v.ReasonCode, v.ReasonParams = c.commandReason()
 	}
-	return Verdict{Behavior: Ask, Source: SourceConfig, Reason: reason, Stale: stale}
+	return v
 }
 
 // commandReason says why a command was not covered by an allow rule.
-func (c *call) commandReason() string {
+func (c *call) commandReason() (string, string, map[string]string) {
 	for _, l := range c.lines {
 		switch {
 		case l.ParseError != "":
-			return "the command could not be parsed"
+			return "the command could not be parsed", "command_unparsable", nil
 		case len(l.Hidden) > 0:
-			return "the command contains " + strings.Join(l.Hidden, ", ")
+			hidden := strings.Join(l.Hidden, ", ")
+			return "the command contains " + hidden, "command_hides", map[string]string{"constructs": hidden}
 		}
 	}
-	return "no rule allows this command"
+	return "no rule allows this command", "command_not_allowed", nil
 }
 
 func ruleSource(r compiled) string {
@@ -277,7 +290,7 @@ func (c *call) allowed() (Verdict, []string) {
 			continue
 		}
 		if r.Command == "" {
-			return Verdict{Behavior: Allow, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule allows it (" + r.String() + ")"}, stale
+			return Verdict{Behavior: Allow, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule allows it (" + r.String() + ")", ReasonCode: "rule_allows", ReasonParams: map[string]string{"rule": r.String()}}, stale
 		}
 		cmdRules = append(cmdRules, r)
 	}
@@ -304,7 +317,7 @@ func (c *call) allowed() (Verdict, []string) {
 			return Verdict{}, stale
 		}
 	}
-	return Verdict{Behavior: Allow, Source: ruleSource(used), RuleID: used.ID, Reason: "a permission rule allows the command (" + used.String() + ")"}, stale
+	return Verdict{Behavior: Allow, Source: ruleSource(used), RuleID: used.ID, Reason: "a permission rule allows the command (" + used.String() + ")", ReasonCode: "rule_allows", ReasonParams: map[string]string{"rule": used.String()}}, stale
 }
 
 func allPaths(ps []Path, f func(Path) bool) bool {

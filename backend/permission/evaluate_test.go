@@ -47,8 +47,8 @@ func TestModes(t *testing.T) {
 			if v.Behavior != tt.want[m] {
 				t.Errorf("%s in %s: %s (%s), want %s", tt.name, m, v.Behavior, v.Reason, tt.want[m])
 			}
-			if v.Source != SourceConfig || v.Reason == "" {
-				t.Errorf("%s in %s: source %q reason %q", tt.name, m, v.Source, v.Reason)
+			if v.Source != SourceConfig || v.Reason == "" || !slices.Contains(ReasonCodes(), v.ReasonCode) {
+				t.Errorf("%s in %s: source %q reason %q code %q", tt.name, m, v.Source, v.Reason, v.ReasonCode)
 			}
 		}
 	}
@@ -333,5 +333,39 @@ func TestIsEditTool(t *testing.T) {
 		if IsEditTool(tool) != want {
 			t.Errorf("%s: %v", tool.Name, !want)
 		}
+	}
+}
+
+// TestReasonCodes: every verdict names its reason with a catalogued code (the windows
+// translate approval.reasons.<code>), with the parameters its text needs.
+func TestReasonCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     Input
+		code   string
+		params map[string]string
+	}{
+		{"needs approval", Input{Tool: gatedRead}, "needs_approval", nil},
+		{"destructive", Input{Tool: deleteTool}, "destructive", nil},
+		{"can change", Input{Tool: writeTool}, "can_change", nil},
+		{"read-only", Input{Tool: readTool}, "read_only", nil},
+		{"plan", Input{Tool: writeTool, Mode: ModePlan}, "plan_mode", nil},
+		{"bypass", Input{Tool: writeTool, Mode: ModeBypass}, "bypass", nil},
+		{"hidden command", Input{Tool: bash, Targets: Targets{Commands: []string{"echo $(cat ~/.ssh/id_rsa)"}}}, "command_hides", map[string]string{"constructs": ""}},
+		{"plain command", Input{Tool: bash, Targets: Targets{Commands: []string{"git status"}}}, "command_not_allowed", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.Resolver = Resolver{Workspace: ws}
+			v := Evaluate(tt.in)
+			if v.ReasonCode != tt.code {
+				t.Fatalf("code %q (%s), want %q", v.ReasonCode, v.Reason, tt.code)
+			}
+			for k := range tt.params {
+				if v.ReasonParams[k] == "" {
+					t.Fatalf("param %q missing: %v", k, v.ReasonParams)
+				}
+			}
+		})
 	}
 }
