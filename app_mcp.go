@@ -54,3 +54,20 @@ func (a *App) ImportMCPServers(json string) (mcp.ImportReport, error) {
 
 // ExportMCPServers returns the servers as `mcpServers` JSON, secret values left out.
 func (a *App) ExportMCPServers() (mcp.Export, error) { return a.s.MCP.Export(a.ctx, false) }
+
+// AuthorizeMCPServer starts the OAuth sign-in of a remote server that needs one and
+// returns the authorization page. A desktop build opens it in the system browser itself
+// (opened: true); otherwise the window opens authUrl. The browser comes back to a
+// loopback listener; the tokens go to the keyring, the server reconnects and its status
+// arrives on topic mcp.
+func (a *App) AuthorizeMCPServer(id string) (mcp.SignInStart, error) {
+	return a.s.MCP.SignIn(a.ctx, id, a.desktop)
+}
+
+// CancelMCPAuthorization stops a sign-in that waits for the browser.
+func (a *App) CancelMCPAuthorization(id string) (mcp.ServerView, error) {
+	return a.s.MCP.CancelSignIn(a.ctx, id)
+}
+
+// SignOutMCPServer deletes a remote server's OAuth tokens; it needs a new sign-in.
+func (a *App) SignOutMCPServer(id string) (mcp.ServerView, error) { return a.s.MCP.SignOut(a.ctx, id) }

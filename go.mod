@@ -11,6 +11,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/zalando/go-keyring v0.2.8
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/text v0.43.0
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
@@ -110,7 +111,6 @@ require (
 	golang.org/x/image v0.12.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect

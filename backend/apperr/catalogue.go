@@ -93,6 +93,10 @@ const (
 	MCPConnectTimeout  Code = "mcp_connect_timeout"
 	MCPConnectFailed   Code = "mcp_connect_failed"
 	MCPAuthRequired    Code = "mcp_auth_required"
+	MCPAuthRejected    Code = "mcp_auth_rejected"
+	MCPAuthFailed      Code = "mcp_auth_failed"
+	MCPAuthTimeout     Code = "mcp_auth_timeout"
+	MCPAuthUnsupported Code = "mcp_auth_unsupported"
 	MCPServerNotFound  Code = "mcp_server_not_found"
 	MCPServerDisabled  Code = "mcp_server_disabled"
 	MCPServerExists    Code = "mcp_server_exists"
@@ -177,7 +181,11 @@ var catalogue = map[Code]def{
 	MCPExited:          {action: openSettings("mcp")},
 	MCPConnectTimeout:  {action: retry},
 	MCPConnectFailed:   {action: openSettings("mcp")},
-	MCPAuthRequired:    {action: openSettings("mcp")},
+	MCPAuthRequired:    {action: openSettings("mcp")}, // a server's status carries {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthRejected:    {action: openSettings("mcp")},
+	MCPAuthFailed:      {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthTimeout:     {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthUnsupported: {action: openSettings("mcp")},
 	MCPServerNotFound:  {},
 	MCPServerDisabled:  {action: openSettings("mcp")},
 	MCPServerExists:    {},

@@ -61,7 +61,7 @@ func commands() []Command {
 		{Name: "secrets", Summary: "list [--json] | set NAME (value from stdin) | delete NAME", Run: runSecrets},
 		{Name: "provider", Summary: "add NAME --base-url URL --model M [--api-key-stdin] | list [--json] | remove NAME | models | test", Run: runProvider},
 		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
-		{Name: "mcp", Summary: "list | tools [SERVER] | call SERVER TOOL JSON | logs SERVER | import FILE | export | test | enable | disable | remove", Run: runMCP},
+		{Name: "mcp", Summary: "list | tools [SERVER] | call SERVER TOOL JSON | logs SERVER | import FILE | export | test | enable | disable | remove | login | logout", Run: runMCP},
 	}
 }
 

@@ -23,6 +23,8 @@ const mcpUsage = `usage: cairn mcp COMMAND
   import FILE|-                      import mcpServers JSON (as other desktop clients write it)
   export [--include-secrets]         print the servers as mcpServers JSON
   test SERVER                        connect, list tools, disconnect
+  login SERVER [--no-browser]        sign in to a remote server (OAuth in the browser)
+  logout SERVER                      delete a remote server's sign-in tokens
   enable SERVER | disable SERVER | remove SERVER`
 
 func runMCP(ctx context.Context, env *Env, args []string) error {
@@ -31,6 +33,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	refresh := f.Bool("refresh", false, "tools: connect and re-read the tool lists first")
 	lines := f.Int("n", 100, "logs: how many lines")
 	withSecrets := f.Bool("include-secrets", false, "export: include secret values")
+	noBrowser := f.Bool("no-browser", false, "login: print the sign-in page, do not open a browser")
 	pos, err := parseInterspersed(f, args)
 	if err != nil {
 		return err
@@ -292,6 +295,25 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		return m.Delete(ctx, id)
+
+	case "login":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		return mcpLogin(ctx, env, m, id, !*noBrowser)
+
+	case "logout":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		v, err := m.SignOut(ctx, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s: signed out (the tokens were deleted)\n", v.Name)
+		return nil
 	}
 	return usageErr("unknown mcp subcommand %q\n%s", pos[0], mcpUsage)
 }

@@ -49,6 +49,9 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
 		}
+		if ae, ok := m.signInLost(s, err); ok {
+			return tools.Result{}, ae
+		}
 		if errors.Is(err, mcp.ErrConnectionClosed) {
 			name := s.config().Name
 			return tools.Result{}, apperr.Wrap(err, apperr.MCPUnreachable, "call %s on %s", tool, name).

@@ -131,6 +131,9 @@ func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, erro
 	var list []*mcp.Tool
 	for t, err := range c.cs.Tools(lctx, nil) {
 		if err != nil {
+			if ae, ok := m.signInLost(s, err); ok {
+				return nil, ae
+			}
 			ae := apperr.Wrap(err, apperr.MCPConnectFailed, "list tools of %s", cfg.Name).
 				WithParam("server", cfg.Name).WithParam("message", fmt.Sprintf("tools/list failed: %v", err))
 			s.log.Eventf("tools/list failed: %v", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/mcp/oauth"
 	"github.com/cairn-app/cairn/backend/mcp/proc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -243,9 +244,11 @@ func (w stdioWriter) Close() error                { return w.t.p.Stop(w.t.grace)
 
 // httpTap adds the server's headers to every request and records the status of the
 // first POST (the initialize request): go-sdk reports it only inside an error string.
+// With anyMethod it records the first response of any method (SSE: the stream's GET).
 type httpTap struct {
-	base    http.RoundTripper
-	headers map[string]string
+	base      http.RoundTripper
+	headers   map[string]string
+	anyMethod bool
 
 	mu         sync.Mutex
 	initStatus int
@@ -259,7 +262,7 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
-	if req.Method == http.MethodPost && resp != nil {
+	if (req.Method == http.MethodPost || t.anyMethod) && resp != nil {
 		t.mu.Lock()
 		if t.initStatus == 0 {
 			t.initStatus = resp.StatusCode
@@ -307,7 +310,7 @@ func (m *Manager) dialHTTP(ctx context.Context, s *server, client *mcp.Client, o
 		}
 		st := tap.status()
 		if !fallbackStatus(st) || ctx.Err() != nil {
-			return nil, httpError(ctx, rc, st, err)
+			return nil, m.httpError(ctx, rc, st, err)
 		}
 		s.log.Eventf("Streamable HTTP initialize answered %d: falling back to SSE", st)
 		c, err := m.dialSSE(ctx, s, client, opts, rc)
@@ -321,7 +324,7 @@ func (m *Manager) dialHTTP(ctx context.Context, s *server, client *mcp.Client, o
 }
 
 func (m *Manager) dialSSE(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
-	tap := &httpTap{base: m.http, headers: rc.headers}
+	tap := &httpTap{base: m.sseTransport(rc.Server), headers: rc.headers, anyMethod: true}
 	t := &mcp.SSEClientTransport{Endpoint: rc.URL, HTTPClient: &http.Client{Transport: tap}}
 	sctx, detach, cancel := m.sessionContext(ctx)
 	cs, err := client.Connect(sctx, t, opts)
@@ -331,21 +334,31 @@ func (m *Manager) dialSSE(ctx context.Context, s *server, client *mcp.Client, op
 	}
 	if err != nil {
 		cancel()
-		return nil, httpError(ctx, rc, tap.status(), err)
+		return nil, m.httpError(ctx, rc, tap.status(), err)
 	}
 	s.log.Eventf("connected over SSE to %s", rc.URL)
 	return &conn{cs: cs, transport: TransportSSE, extra: cancel}, nil
 }
 
-func httpError(ctx context.Context, rc resolved, status int, err error) error {
+// httpError classifies a failed HTTP connect. A 401 from a server that takes OAuth
+// tokens (no stored token works) is "needs sign-in"; other 401s and 403s are a refusal
+// of the configured headers.
+func (m *Manager) httpError(ctx context.Context, rc resolved, status int, err error) error {
+	var re *oauth.RefreshError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return timeoutError(rc, err)
 	case ctx.Err() != nil:
 		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
+	case errors.Is(err, oauth.ErrSignInRequired),
+		(status == http.StatusUnauthorized || status == http.StatusForbidden) && m.needsSignIn(rc.Server, err):
+		return authRequired(rc.Server, err)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return apperr.Wrap(err, apperr.MCPAuthRequired, "mcp server %s", rc.Name).
+		return apperr.Wrap(err, apperr.MCPAuthRejected, "mcp server %s", rc.Name).
 			WithParam("server", rc.Name).WithParam("status", status)
+	case errors.As(err, &re):
+		return apperr.Wrap(err, apperr.MCPUnreachable, "mcp server %s", rc.Name).
+			WithParam("server", rc.Name).WithParam("url", rc.URL).WithParam("message", re.Error())
 	}
 	var ne net.Error
 	var oe *net.OpError

@@ -123,7 +123,7 @@ func TestHeadersSecretsAndAuth(t *testing.T) {
 	v.Headers[0].Value = "Bearer wrong"
 	v = h.save(v.Server)
 	_, err = h.m.RefreshTools(ctxT(t, 10*time.Second), v.ID)
-	ae := wantCode(t, err, apperr.MCPAuthRequired)
+	ae := wantCode(t, err, apperr.MCPAuthRejected)
 	if ae.Params["status"] != http.StatusUnauthorized {
 		t.Fatalf("params %v", ae.Params)
 	}

@@ -43,6 +43,9 @@ const (
 	StateStarting State = "starting" // connecting / initializing
 	StateReady    State = "ready"    // connected
 	StateError    State = "error"    // the last attempt failed; Error says why
+	// StateNeedsSignIn: a remote server refused Cairn and takes OAuth tokens; it waits
+	// for the user to sign in (Error is mcp_auth_required with a "mcp-sign-in" action).
+	StateNeedsSignIn State = "needs-sign-in"
 )
 
 // SecretStore keeps secret env and header values (secrets.Store implements it).
@@ -85,9 +88,13 @@ type Config struct {
 	DataDir  string          // logs go to <DataDir>/logs/mcp, pid records to <DataDir>/mcp/run
 	Log      *slog.Logger
 	Options  Options
-	// OAuth is the seam for remote servers that need OAuth (authorization code + PKCE
-	// with go-sdk's auth package); nil handlers mean "send only the configured headers".
+	// OAuth is a raw go-sdk OAuth handler per remote server (the conformance harness
+	// plugs go-sdk's authorization code handler in here); it takes precedence over SignIn.
 	OAuth func(Server) auth.OAuthHandler
+	// SignIn is Cairn's OAuth sign-in of remote servers (oauth.Broker): tokens from the
+	// keyring, renewal, the browser sign-in, "needs sign-in" instead of a bare 401. Nil
+	// means remote servers get only their configured headers.
+	SignIn SignIn
 	// Elicit answers servers' elicitation/create requests; nil means Cairn advertises no
 	// elicitation capability, so servers do not ask.
 	Elicit ElicitFunc
@@ -103,6 +110,7 @@ type Manager struct {
 	opt     Options
 	dataDir string
 	oauth   func(Server) auth.OAuthHandler
+	signIn  SignIn
 	elicit  ElicitFunc
 	http    http.RoundTripper
 	pids    *proc.Registry
@@ -146,9 +154,12 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
-		oauth: cfg.OAuth, elicit: cfg.Elicit, http: tr, ctx: bctx, cancel: cancel,
+		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, http: tr, ctx: bctx, cancel: cancel,
 		progress: newProgressRouter(),
 		reg:      cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
+	}
+	if m.signIn != nil {
+		m.signIn.OnChange(m.signInNote)
 	}
 	if cfg.DataDir != "" {
 		run := filepath.Join(cfg.DataDir, "mcp", "run")
@@ -361,13 +372,6 @@ func (m *Manager) resolve(s Server) (resolved, error) {
 		rc.headers[v.Name] = val
 	}
 	return rc, nil
-}
-
-func (m *Manager) oauthFor(s Server) auth.OAuthHandler {
-	if m.oauth == nil {
-		return nil
-	}
-	return m.oauth(s)
 }
 
 func (m *Manager) publish(typ string, data any) {

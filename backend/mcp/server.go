@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/mcp/oauth"
 )
 
 // server is the runtime of one configured server: its config, its live connection (at
@@ -28,6 +29,7 @@ type server struct {
 	restarts    int    // consecutive failures; the backoff grows with it
 	retry       *time.Timer
 	retryAt     time.Time
+	signIns     uint64 // completed sign-ins: a connect that began before one is not final
 
 	dead         bool // deleted, or the manager closed: never connect again
 	refreshing   bool
@@ -36,10 +38,11 @@ type server struct {
 }
 
 type connectOp struct {
-	done   chan struct{}
-	cancel context.CancelFunc
-	conn   *conn
-	err    error
+	done    chan struct{}
+	cancel  context.CancelFunc
+	conn    *conn
+	err     error
+	signIns uint64 // server.signIns when the connect began
 }
 
 func (m *Manager) newServer(cfg Server) *server {
@@ -92,7 +95,7 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 	op := s.connecting
 	if op == nil {
 		cctx, cancel := context.WithTimeout(s.m.ctx, s.cfg.connectTimeout(s.m.opt.ConnectTimeout))
-		op = &connectOp{done: make(chan struct{}), cancel: cancel}
+		op = &connectOp{done: make(chan struct{}), cancel: cancel, signIns: s.signIns}
 		s.connecting = op
 		gen := s.gen
 		cfg := s.cfg.clone()
@@ -143,13 +146,29 @@ func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg S
 	}
 	if err != nil {
 		ae := errOf(err)
-		s.setStateLocked(StateError, ae)
-		s.log.Eventf("connect failed: %s", ae.Message)
-		s.scheduleRetryLocked()
+		again := false
+		if ae.Code == apperr.MCPAuthRequired {
+			// Retrying is pointless until the user signs in; the sign-in reconnects. A
+			// sign-in that completed while this connect ran makes it worth another go.
+			again = op.signIns != s.signIns
+			if again {
+				s.setStateLocked(StateIdle, nil)
+			} else {
+				s.setStateLocked(StateNeedsSignIn, ae)
+				s.log.Eventf("the server needs a sign-in")
+			}
+		} else {
+			s.setStateLocked(StateError, ae)
+			s.log.Eventf("connect failed: %s", ae.Message)
+			s.scheduleRetryLocked()
+		}
 		s.mu.Unlock()
 		op.err = ae
 		close(op.done)
 		s.m.publishServer(s.id)
+		if again {
+			s.m.requestRefresh(s.id)
+		}
 		return
 	}
 	s.conn = c
@@ -305,4 +324,7 @@ type Status struct {
 	Pid            int         `json:"pid,omitempty"`
 	Restarts       int         `json:"restarts,omitempty"`
 	RetryAt        int64       `json:"retryAt,omitempty"` // unix ms of the next automatic restart
+	// OAuth is the sign-in of a remote server: signed in (expiry, scopes) or waiting for
+	// the browser (authUrl); nil when there is neither.
+	OAuth *oauth.Status `json:"oauth,omitempty"`
 }

@@ -59,6 +59,7 @@ func (m *Manager) view(ctx context.Context, id string) (ServerView, error) {
 	}
 	cfg := s.config()
 	v := ServerView{Server: m.mask(cfg), Status: s.status(), Tools: []ToolInfo{}}
+	v.Status.OAuth = m.oauthStatus(cfg)
 	cat, ok, err := m.db.cache(ctx, id)
 	if err != nil {
 		return v, err
@@ -207,6 +208,9 @@ func (m *Manager) apply(ctx context.Context, cfg Server, old *Server, force bool
 	}
 	m.mu.Unlock()
 	restart := force || old == nil || !runtimeEqual(*old, cfg) || old.Enabled != cfg.Enabled
+	if old != nil && old.URL != cfg.URL {
+		m.forgetSignIn(ctx, cfg.ID) // a token is only ever sent to the URL it was issued for
+	}
 	s.mu.Lock()
 	s.cfg = cfg.clone()
 	s.mu.Unlock()
@@ -244,6 +248,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err := m.db.delete(ctx, id); err != nil {
 		return err
 	}
+	m.forgetSignIn(ctx, id)
 	if m.secrets != nil {
 		for _, v := range cfg.Env {
 			if v.Secret {

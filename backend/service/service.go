@@ -12,10 +12,12 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/mcp/oauth"
 	"github.com/cairn-app/cairn/backend/notify"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
@@ -56,6 +58,9 @@ type Services struct {
 	ToolPrefs *tools.Prefs
 	// MCP is the MCP runtime and catalog (MCP-1..4); Start launches its warmer.
 	MCP *mcp.Manager
+	// OAuth signs in to remote MCP servers (authorization code + PKCE through the
+	// browser, tokens in the keyring, renewal); MCP uses it for every HTTP server.
+	OAuth *oauth.Broker
 
 	closers []func() error
 }
@@ -108,7 +113,10 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// MCP servers (MCP-1..4). Built before chat so that it closes after it: runs stop
 	// before their servers do. Nothing connects until Start (the desktop app and
 	// `cairn serve` start it; CLI commands connect only to what they use).
-	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, DataDir: dir, Log: log})
+	// The OAuth broker closes after the manager: sign-ins still waiting end then.
+	s.OAuth = oauth.New(oauth.Options{Secrets: s.Secrets, Log: log, Version: buildinfo.Get().Version})
+	s.closers = append(s.closers, s.OAuth.Close)
+	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log})
 	if err != nil {
 		s.Close()
 		return nil, err
