@@ -228,6 +228,16 @@ func (s *Service) ListSessions(ctx context.Context, query string) (SessionList, 
 
 var validToolsets = []string{"web", "kb", "file", "sandbox", "skill", "location", "mcp"}
 
+// DefaultToolsets are the toolsets of a new session that names none: the user's MCP
+// servers in every session (as other desktop clients do), and the sandbox in task
+// sessions. An explicit empty list means no tools.
+func DefaultToolsets(kind string) []string {
+	if kind == KindTask {
+		return []string{"mcp", "sandbox"}
+	}
+	return []string{"mcp"}
+}
+
 func checkToolsets(ts []string) ([]string, error) {
 	out := []string{}
 	for _, t := range ts {
@@ -295,6 +305,9 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	}
 	if err := checkTemperature(in.Temperature); err != nil {
 		return Session{}, err
+	}
+	if in.Toolsets == nil {
+		in.Toolsets = DefaultToolsets(in.Kind)
 	}
 	toolsets, err := checkToolsets(in.Toolsets)
 	if err != nil {

@@ -334,3 +334,29 @@ func TestBuildHistory(t *testing.T) {
 		t.Fatalf("history:\n%v\nwant\n%v", flat, want)
 	}
 }
+
+func TestNewSessionsGetDefaultToolsets(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		in   SessionInput
+		want []string
+	}{
+		{"chat names none", SessionInput{Kind: KindChat}, []string{"mcp"}},
+		{"task names none", SessionInput{Kind: KindTask}, []string{"mcp", "sandbox"}},
+		{"explicit empty list means no tools", SessionInput{Kind: KindChat, Toolsets: []string{}}, []string{}},
+		{"explicit list kept", SessionInput{Kind: KindChat, Toolsets: []string{"web"}}, []string{"web"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := h.svc.CreateSession(ctx, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.Toolsets, tt.want) {
+				t.Fatalf("toolsets = %v, want %v", s.Toolsets, tt.want)
+			}
+		})
+	}
+}

@@ -94,15 +94,7 @@ func TestChatCommand(t *testing.T) {
 // answer, and the message is marked interrupted.
 func TestChatCrashRecovery(t *testing.T) {
 	t.Setenv("CAIRN_SECRETS", "file")
-	bin := filepath.Join(t.TempDir(), "cairn")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", bin, "github.com/cairn-app/cairn")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCairn(t)
 	dir := t.TempDir()
 	answer := strings.Repeat("streamed token ", 400)
 	reasoning := "First I think, completely, before answering."
@@ -187,4 +179,21 @@ func TestChatCrashRecovery(t *testing.T) {
 		t.Fatalf("text part: %d bytes (printed %d before the kill, answer %d): %q", len(tp.Text), len(seen), len(answer), tp.Text)
 	}
 	t.Logf("printed %d bytes before the kill; %d bytes survived in the database", len(seen), len(tp.Text))
+}
+
+// buildCairn builds the cairn binary (CLI build, no desktop window) for tests that must
+// kill a real process.
+func buildCairn(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cairn")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", bin, "github.com/cairn-app/cairn")
+	build.Dir = filepath.Join("..", "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
