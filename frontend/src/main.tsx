@@ -1,37 +1,45 @@
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { I18nextProvider } from "react-i18next";
-import { ClientProvider, createClient, detectTransport } from "./api";
-import { createI18n } from "./i18n";
-import { App } from "./shell/App";
-import { AppInfoProvider } from "./shell/appInfo";
-import { RouterProvider } from "./shell/router";
+// Start-up in two steps, so that the backend answers while the UI code is still loading:
+// this small entry module asks for the settings snapshot, announces the window and fetches
+// the locale; ./boot (React, i18next and the shell, preloaded by index.html) then renders.
+// Keep React and i18next out of this file's imports: they would make the entry big again.
+import { createClient } from "./api/client";
+import { LANGUAGE_KEY } from "./api/settings";
+import { detectTransport } from "./api/transport";
+import { LOCALES, resolveLanguage } from "./i18n/languages";
 import { reportFocus } from "./shell/focusReporter";
+import { settingsPage } from "./shell/pages";
+import { routeFromHash } from "./shell/routes";
 import { windowId } from "./shell/windowId";
 import "./styles.css";
 
 const client = createClient(detectTransport());
-const i18n = createI18n();
-// Start loading the settings snapshot before React renders anything.
-client.stores.settings.start();
+// Start loading the settings snapshot before anything else.
+const settings = client.stores.settings;
+settings.start();
 // Tell the backend this window is up (the desktop smoke test waits for it).
 const ready = client.system.ready(windowId());
 ready.catch(() => {}); // shown in About; never an unhandled rejection
 // A waiting approval raises an OS notification only while no window has the focus.
 reportFocus(client.system, windowId());
 
+/** The language of the first frame: the setting once the snapshot is in, else the system's. */
+const language = () => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");
+const preload = () => LOCALES[language()]().catch(() => null);
+void preload();
+// The snapshot usually arrives before the UI code: fetch its language right then.
+const stop = settings.subscribe(() => {
+  if (settings.getState().data === null) return;
+  stop();
+  void preload();
+});
+
+// A window opened straight on the settings shows them in its first frame.
+const page = routeFromHash(window.location.hash).name === "settings" ? settingsPage.load() : null;
+
 const el = document.getElementById("root");
 if (!el) throw new Error("#root missing");
-createRoot(el).render(
-  <StrictMode>
-    <I18nextProvider i18n={i18n}>
-      <ClientProvider client={client}>
-        <AppInfoProvider ready={ready}>
-          <RouterProvider>
-            <App />
-          </RouterProvider>
-        </AppInfoProvider>
-      </ClientProvider>
-    </I18nextProvider>
-  </StrictMode>,
-);
+void import("./boot").then(async ({ mount }) => {
+  await page?.catch(() => {}); // if it failed, the shell loads it again when shown
+  const lng = language();
+  mount(el, { client, ready, lng, locale: await LOCALES[lng]() });
+});

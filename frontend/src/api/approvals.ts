@@ -1,4 +1,4 @@
-import { RELOAD } from "./store";
+import { RELOAD, TopicStore } from "./store";
 import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the approval facade (app_approval.go, backend/approval): requests are
@@ -17,15 +17,33 @@ export interface ApprovalTargets {
   cwd?: string;
 }
 
-/** A rule "allow for this session" / "always allow" would create (backend/permission.Rule). */
+export type RuleBehavior = "allow" | "deny" | "ask";
+
+/**
+ * An allow / deny / ask rule (backend/permission.Rule): stored ones (Settings →
+ * Permissions) and those "allow for this session" / "always allow" would create. Every
+ * condition that is set must hold; deny beats ask beats allow.
+ */
 export interface PermissionRule {
   id: string;
-  behavior: "allow" | "deny" | "ask" | string;
+  behavior: RuleBehavior | string;
+  /** Glob over the wire name or the namespace (sandbox, mcp:<serverId>, mcp:*); "" = any tool. */
   tool?: string;
+  /** Doublestar glob over the call's path arguments after `~`, `..` and symlinks are resolved. */
   path?: string;
+  /** Shell command prefix, word by word. */
   command?: string;
+  /** Binds an allow to one version of an MCP tool (its schema and server); set by "always allow". */
+  fingerprint?: string;
+  /** "" = every session. */
   sessionId?: string;
+  /** user_temporary, user_permanent or config. */
   source?: string;
+  note?: string;
+  /** The approval request whose decision created the rule. */
+  requestId?: string;
+  createdAt?: number;
+  updatedAt?: number;
 }
 
 export interface ApprovalRequest {
@@ -51,6 +69,9 @@ export interface ApprovalRequest {
   window?: string;
   createdAt: number;
   decidedAt?: number;
+  ruleIds?: string[];
+  /** The interrupted request this one asks again about. */
+  resumedFrom?: string;
 }
 
 /** Requests stamped with the approvals topic's seq. */
@@ -67,12 +88,17 @@ export const ApprovalEvents = {
 } as const;
 
 export function approvalsApi(t: Transport) {
+  const listSession = (sessionId: string) => t.call<PendingApprovals>("ListSessionApprovals", sessionId);
   return {
     listPending: () => t.call<PendingApprovals>("ListPendingApprovals"),
-    listSession: (sessionId: string) => t.call<PendingApprovals>("ListSessionApprovals", sessionId),
+    /** Every request of a session: pending, decided and interrupted (offer "resume"). */
+    listSession,
+    /** A store of one session's requests (not started); the view that shows it disposes it. */
+    sessionStore: (sessionId: string) => createSessionApprovalsStore(t, () => listSession(sessionId), sessionId),
     /** The first decision from any window wins; later ones reject with approval_already_decided. */
     decide: (requestId: string, choice: ApprovalChoice, reason: string, windowId: string) =>
       t.call<ApprovalRequest>("DecideApproval", requestId, choice, reason, windowId),
+    /** Asks again about an interrupted request; nothing runs until it is allowed. */
     resume: (requestId: string, windowId: string) => t.call<ApprovalRequest>("ResumeApproval", requestId, windowId),
   };
 }
@@ -95,4 +121,37 @@ export function applyApprovalsEvent(state: PendingApprovals, ev: CairnEvent): Pe
     default:
       return undefined;
   }
+}
+
+/**
+ * All requests of one session — pending, decided, interrupted (offer "resume") — kept
+ * current from the `approvals` topic. Views create it per open session and dispose it.
+ */
+export function createSessionApprovalsStore(
+  t: Transport,
+  load: () => Promise<PendingApprovals>,
+  sessionId: string,
+): TopicStore<PendingApprovals> {
+  return new TopicStore<PendingApprovals>(t, {
+    topic: APPROVALS_TOPIC,
+    load,
+    apply: (state, ev) => applySessionApprovalsEvent(sessionId, state, ev),
+  });
+}
+
+/** Every approval:* event of this session replaces (or adds) its request; other events change nothing. */
+export function applySessionApprovalsEvent(
+  sessionId: string,
+  state: PendingApprovals,
+  ev: CairnEvent,
+): PendingApprovals | typeof RELOAD | undefined {
+  if (ev.type !== ApprovalEvents.requested && ev.type !== ApprovalEvents.decided && ev.type !== ApprovalEvents.resumed) {
+    return undefined;
+  }
+  const r = ev.data as ApprovalRequest | undefined;
+  if (!r?.id) return RELOAD;
+  if (r.sessionId !== sessionId) return undefined;
+  const i = state.requests.findIndex((x) => x.id === r.id);
+  const requests = i < 0 ? [...state.requests, r] : state.requests.map((x, j) => (j === i ? r : x));
+  return { ...state, seq: ev.seq, requests };
 }

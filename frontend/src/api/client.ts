@@ -1,4 +1,6 @@
 import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
+import { applyMcpEvent, MCP_TOPIC, mcpApi, type McpSnapshot } from "./mcp";
+import { applyRulesEvent, permissionsApi, type RuleList } from "./permissions";
 import { applySessionsEvent, chatApi, createSessionStore, SESSIONS_TOPIC, type SessionList, type SessionSnapshot } from "./chat";
 import { applyProvidersEvent, PROVIDERS_TOPIC, providersApi, type ProvidersSnapshot } from "./providers";
 import { secretsApi, SECRETS_CHANGED, SECRETS_TOPIC, type SecretsSnapshot } from "./secrets";
@@ -21,6 +23,8 @@ export function createClient(transport: Transport) {
   const providers = providersApi(transport);
   const approvals = approvalsApi(transport);
   const tools = toolsApi(transport);
+  const mcp = mcpApi(transport);
+  const permissions = permissionsApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -31,6 +35,8 @@ export function createClient(transport: Transport) {
     providers,
     approvals,
     tools,
+    mcp,
+    permissions,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {
@@ -58,6 +64,16 @@ export function createClient(transport: Transport) {
         topic: APPROVALS_TOPIC,
         load: approvals.listPending,
         apply: applyApprovalsEvent,
+      }),
+      mcp: new TopicStore<McpSnapshot>(transport, {
+        topic: MCP_TOPIC,
+        load: mcp.list,
+        apply: applyMcpEvent,
+      }),
+      permissionRules: new TopicStore<RuleList>(transport, {
+        topic: APPROVALS_TOPIC,
+        load: permissions.listRules,
+        apply: applyRulesEvent,
       }),
       sessionList: new TopicStore<SessionList>(transport, {
         topic: SESSIONS_TOPIC,

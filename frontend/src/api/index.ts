@@ -13,3 +13,5 @@ export * from "./chat";
 export * from "./providers";
 export * from "./approvals";
 export * from "./tools";
+export * from "./mcp";
+export * from "./permissions";

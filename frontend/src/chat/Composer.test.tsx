@@ -2,7 +2,7 @@ import { fireEvent, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { I18nextProvider } from "react-i18next";
 import { describe, expect, it, vi } from "vitest";
-import { createI18n } from "../i18n";
+import { testI18n } from "../test/i18n";
 import { Composer, type ComposerProps } from "./Composer";
 
 function setup(over: Partial<ComposerProps> = {}) {
@@ -13,7 +13,7 @@ function setup(over: Partial<ComposerProps> = {}) {
     onStop: vi.fn(),
     ...over,
   };
-  const i18n = createI18n("en");
+  const i18n = testI18n("en");
   const r = render(
     <I18nextProvider i18n={i18n}>
       <Composer {...props} />

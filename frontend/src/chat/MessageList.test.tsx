@@ -2,7 +2,7 @@ import { act, render, screen } from "@testing-library/react";
 import { I18nextProvider } from "react-i18next";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Message } from "../api";
-import { createI18n } from "../i18n";
+import { testI18n } from "../test/i18n";
 import { mockLayout } from "../test/layout";
 import { MessageList } from "./MessageList";
 
@@ -27,7 +27,7 @@ afterEach(() => vi.restoreAllMocks());
 
 const render10k = (list: Message[]) =>
   render(
-    <I18nextProvider i18n={createI18n("en")}>
+    <I18nextProvider i18n={testI18n("en")}>
       <MessageList messages={list} renderMessage={(m) => <div data-testid={`message-${m.role}`}>{m.parts![0]!.text}</div>} />
     </I18nextProvider>,
   );

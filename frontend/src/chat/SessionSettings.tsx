@@ -1,8 +1,20 @@
 import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { TOOLSETS, toAppError, useClient, type AppError, type Provider, type Session, type SessionPatch } from "../api";
+import {
+  PERMISSION_MODES,
+  TOOLSETS,
+  toAppError,
+  useClient,
+  type AppError,
+  type PermissionMode,
+  type Provider,
+  type Session,
+  type SessionPatch,
+} from "../api";
 import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
+import { BypassWarning } from "../permissions/BypassWarning";
+import type { SessionModeState } from "../permissions/useSessionMode";
 import { ModelPicker } from "./ModelPicker";
 
 /** The session's model, system prompt, temperature and toolsets, saved together. */
@@ -12,12 +24,15 @@ export function SessionSettings({
   session,
   providers,
   defaultSystemPrompt,
+  permission,
 }: {
   open: boolean;
   onClose: () => void;
   session: Session;
   providers: readonly Provider[];
   defaultSystemPrompt: string;
+  /** The session's permission mode (useSessionPermissionMode); absent = no picker. */
+  permission?: SessionModeState;
 }) {
   const { t } = useTranslation("chat");
   const client = useClient();
@@ -29,6 +44,9 @@ export function SessionSettings({
   const [model, setModel] = useState({ providerId: session.providerId, model: session.model });
   const [error, setError] = useState<AppError | null>(null);
   const [busy, setBusy] = useState(false);
+  const modeId = useId();
+  const ownMode = (): PermissionMode | "" => (permission?.own && permission.effective ? permission.effective : "");
+  const [mode, setMode] = useState<PermissionMode | "">(ownMode);
 
   useEffect(() => {
     if (!open) return;
@@ -36,6 +54,7 @@ export function SessionSettings({
     setTemp(session.temperature);
     setToolsets(session.toolsets ?? []);
     setModel({ providerId: session.providerId, model: session.model });
+    setMode(ownMode());
     setError(null);
     // only when it opens: later broadcasts must not overwrite what the user is typing
   }, [open]);
@@ -50,6 +69,7 @@ export function SessionSettings({
     setError(null);
     try {
       await client.chat.updateSession(session.id, patch);
+      if (permission && mode !== ownMode()) await permission.set(mode);
       onClose();
     } catch (e) {
       setError(toAppError(e));
@@ -140,6 +160,32 @@ export function SessionSettings({
             ))}
           </div>
         </fieldset>
+        {permission && (
+          <div className="session-settings__field">
+            <label htmlFor={modeId} className="field__label">
+              {t("permission.mode")}
+            </label>
+            <select
+              id={modeId}
+              className="input select"
+              value={mode}
+              onChange={(e) => setMode(e.target.value as PermissionMode | "")}
+              data-testid="session-permission-mode"
+            >
+              <option value="">{t("permission.followDefault", { mode: t(`settings:permissions.modes.${permission.defaultMode}.label`) })}</option>
+              {PERMISSION_MODES.map((m) => (
+                <option key={m} value={m}>
+                  {t(`settings:permissions.modes.${m}.label`)}
+                </option>
+              ))}
+            </select>
+            <p className="field__help">
+              {t(`settings:permissions.modes.${mode || permission.defaultMode}.description`)}
+            </p>
+            {(mode || permission.defaultMode) === "bypassPermissions" && <BypassWarning scope="session" testId="session-settings-bypass-warning" />}
+            {permission.error && <ErrorView error={permission.error} compact />}
+          </div>
+        )}
         {error && <ErrorView error={error} compact />}
       </div>
     </Dialog>

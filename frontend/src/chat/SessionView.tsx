@@ -3,7 +3,10 @@ import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useProviders, useSession, useSettings, type AppError, type Message } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
+import { BypassWarning } from "../permissions/BypassWarning";
+import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
+import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
@@ -25,6 +28,7 @@ export function SessionView({ id }: { id: string }) {
   const sendOnEnter = settings["chat.sendOnEnter"] !== false;
   const [actionError, setActionError] = useState<AppError | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const permission = useSessionPermissionMode(id);
 
   const run = useCallback(async (fn: () => Promise<unknown>) => {
     setActionError(null);
@@ -100,6 +104,19 @@ export function SessionView({ id }: { id: string }) {
               {t("session.awaitingApproval")}
             </span>
           )}
+          {permission.effective && permission.effective !== "default" && (
+            <button
+              type="button"
+              className={`badge session__mode${permission.effective === "bypassPermissions" ? " badge--danger" : " badge--warn"}`}
+              title={t("permission.modeHelp")}
+              onClick={() => setSettingsOpen(true)}
+              data-testid="session-mode"
+              data-mode={permission.effective}
+            >
+              <Icon name="shield" size={12} />
+              {t(`settings:permissions.modes.${permission.effective}.label`)}
+            </button>
+          )}
         </div>
         <span className="spacer" />
         {providers.length > 0 ? (
@@ -126,18 +143,34 @@ export function SessionView({ id }: { id: string }) {
         </button>
       </header>
 
-      <MessageList
-        messages={data.messages}
-        renderMessage={renderMessage}
-        busy={busy}
-        empty={
-          <div className="session__empty empty-state">
-            <Icon name={session.kind === "task" ? "task" : "chat"} size={26} />
-            <p className="empty-state__title">{session.kind === "task" ? t("session.emptyTask") : t("session.empty")}</p>
-            <p className="empty-state__hint">{t("session.emptyHint")}</p>
-          </div>
-        }
-      />
+      {permission.effective === "bypassPermissions" && (
+        <div className="session__banner">
+          <BypassWarning
+            scope="session"
+            testId="session-bypass-warning"
+            action={
+              <button type="button" className="btn btn--small" onClick={() => setSettingsOpen(true)}>
+                {t("permission.change")}
+              </button>
+            }
+          />
+        </div>
+      )}
+
+      <SessionApprovalsProvider sessionId={id}>
+        <MessageList
+          messages={data.messages}
+          renderMessage={renderMessage}
+          busy={busy}
+          empty={
+            <div className="session__empty empty-state">
+              <Icon name={session.kind === "task" ? "task" : "chat"} size={26} />
+              <p className="empty-state__title">{session.kind === "task" ? t("session.emptyTask") : t("session.empty")}</p>
+              <p className="empty-state__hint">{t("session.emptyHint")}</p>
+            </div>
+          }
+        />
+      </SessionApprovalsProvider>
 
       <div className="session__footer">
         {actionError && (
@@ -163,6 +196,7 @@ export function SessionView({ id }: { id: string }) {
         session={session}
         providers={providers}
         defaultSystemPrompt={String(settings["chat.defaultSystemPrompt"] ?? "")}
+        permission={permission}
       />
     </div>
   );

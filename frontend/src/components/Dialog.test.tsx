@@ -3,13 +3,13 @@ import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { I18nextProvider } from "react-i18next";
 import { describe, expect, it, vi } from "vitest";
-import { createI18n } from "../i18n";
+import { testI18n } from "../test/i18n";
 import { Dialog } from "./Dialog";
 
 function Harness({ onClose }: { onClose?: () => void }) {
   const [open, setOpen] = useState(false);
   return (
-    <I18nextProvider i18n={createI18n("en")}>
+    <I18nextProvider i18n={testI18n("en")}>
       <button onClick={() => setOpen(true)}>Open</button>
       <Dialog
         open={open}
@@ -85,7 +85,7 @@ describe("Dialog", () => {
   it("lets the innermost of two open dialogs keep focus (an approval over a confirmation)", async () => {
     const user = userEvent.setup();
     render(
-      <I18nextProvider i18n={createI18n("en")}>
+      <I18nextProvider i18n={testI18n("en")}>
         <Dialog open onClose={() => {}} title="Delete?">
           <button>Outer</button>
         </Dialog>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createI18n, LANGUAGES, NAMESPACES, namespacedKey, resolveLanguage, resources } from ".";
+import { createI18n, ensureLanguage, hasLanguage, LANGUAGES, LOCALES, NAMESPACES, namespacedKey, resolveLanguage, type Language } from ".";
+import en from "./locale-en";
 
 // Every locale file on disk, not just the ones index.ts imports, so a new file is checked too.
 const files = import.meta.glob<Record<string, unknown>>("./locales/*/*.json", { eager: true, import: "default" });
@@ -29,10 +30,24 @@ describe("locale files", () => {
   const locales = [...byLocale.keys()].sort();
   const reference = byLocale.get("en")!;
 
-  it("exist for en and zh-CN, and index.ts bundles exactly these", () => {
+  it("exist for en and zh-CN, and each language's chunk (LOCALES) holds exactly its files", async () => {
     expect(locales).toEqual([...LANGUAGES].sort());
-    expect(Object.keys(resources).sort()).toEqual(locales);
+    expect(Object.keys(LOCALES).sort()).toEqual(locales);
     expect([...reference.keys()].sort()).toEqual([...NAMESPACES].sort());
+    for (const locale of locales) {
+      const bundle = await LOCALES[locale as Language]();
+      expect(Object.keys(bundle).sort(), locale).toEqual([...NAMESPACES].sort());
+      for (const ns of NAMESPACES) expect(bundle[ns], `${locale}/${ns}`).toEqual(byLocale.get(locale)!.get(ns));
+    }
+  });
+
+  it("a language not loaded at start is added on demand", async () => {
+    const i18n = createI18n("en", { en });
+    expect(hasLanguage(i18n, "zh-CN")).toBe(false);
+    await ensureLanguage(i18n, "zh-CN");
+    expect(hasLanguage(i18n, "zh-CN")).toBe(true);
+    await i18n.changeLanguage("zh-CN");
+    expect(i18n.t("settings:title")).toBe(byLocale.get("zh-CN")!.get("settings")!.title);
   });
 
   for (const locale of locales) {
@@ -75,7 +90,7 @@ const sources = import.meta.glob<string>(["../**/*.tsx", "../**/*.ts", "!../**/*
 });
 
 describe("keys used in the source", () => {
-  const i18n = createI18n("en");
+  const i18n = createI18n("en", { en });
   it("all exist in en", () => {
     const missing: string[] = [];
     for (const [path, text] of Object.entries(sources)) {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type KeyboardEvent } from "react";
+import { lazy, Suspense, useEffect, useRef, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { useClient, useSettings, type SettingsSnapshot } from "../api";
 import { ComingSoon } from "../components/ComingSoon";
@@ -12,6 +12,11 @@ import { GeneralSection } from "./GeneralSection";
 import { SecretsPanel } from "./SecretsPanel";
 import { SpecFields } from "./SettingField";
 import { genericSpecs } from "./specs";
+
+// Sections with much code of their own load on first visit.
+const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default: m.McpSection })));
+const PermissionsSection = lazy(() => import("../permissions/PermissionsSection").then((m) => ({ default: m.PermissionsSection })));
+const sectionFallback = <p className="muted" role="status" aria-busy="true" />;
 
 /**
  * General and About have pages of their own. The others render whatever settings the
@@ -36,6 +41,19 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
           <ProvidersSection />
           <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
         </>
+      );
+    case "mcp":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <McpSection />
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+        </Suspense>
+      );
+    case "permissions":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <PermissionsSection settings={settings} />
+        </Suspense>
       );
     default: {
       const specs = genericSpecs(settings.specs, section);

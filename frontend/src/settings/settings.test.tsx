@@ -41,7 +41,7 @@ describe("Settings page", () => {
     expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
   });
 
-  it.each(["mcp", "knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
+  it.each(["knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
     open(section);
     const soon = await screen.findByTestId(`coming-soon-${section}`);
     expect(soon).toHaveTextContent("Coming soon in this build");
@@ -49,7 +49,7 @@ describe("Settings page", () => {
     expect(screen.queryByRole("textbox")).toBeNull();
   });
 
-  it("permissions shows the backend's mode setting and says the rules are still to come", async () => {
+  it("permissions shows the backend's mode setting (rules, tester and audit are in src/permissions)", async () => {
     const { backend } = open("permissions");
     const mode = await screen.findByTestId("setting-permissions.defaultMode");
     expect(screen.getByLabelText("Default permission mode")).toBe(mode);
@@ -59,7 +59,7 @@ describe("Settings page", () => {
       "Plan only (no changes)",
       "Never ask (dangerous)",
     ]);
-    expect(screen.getByTestId("coming-soon-permissions")).toHaveTextContent("arrive with tool approvals");
+    expect(screen.queryByTestId("coming-soon-permissions")).toBeNull();
     fireEvent.change(mode, { target: { value: "plan" } });
     await waitFor(() => expect(backend.values["permissions.defaultMode"]).toBe("plan"));
   });

@@ -1,24 +1,38 @@
-import { lazy, Suspense, useEffect } from "react";
+import { lazy, Suspense, useEffect, useLayoutEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { LANGUAGE_KEY, THEME_KEY, useClient, useSettings } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
-import { resolveLanguage } from "../i18n";
-import { SettingsPage } from "../settings/SettingsPage";
+import { ensureLanguage, resolveLanguage } from "../i18n";
 import { ApprovalHost } from "../tools/ApprovalHost";
 import { useAppliedTheme } from "../theme/theme";
 import { Home } from "./Home";
+import { settingsPage } from "./pages";
 import { useRouter } from "./router";
+import type { SectionId } from "./routes";
 import { Sidebar } from "./Sidebar";
 
 // The conversation view carries the Markdown, math and highlighting code: loaded on first use.
 const SessionView = lazy(() => import("../chat/SessionView").then((m) => ({ default: m.SessionView })));
+// Settings too; main.tsx loads it before the first frame when the window opens on it.
+const LazySettingsPage = lazy(() => settingsPage.load().then((c) => ({ default: c })));
+const pageFallback = <div className="main__loading" aria-busy="true" />;
+
+function SettingsRoute({ section }: { section: SectionId }) {
+  const Page = settingsPage.get();
+  if (Page) return <Page section={section} />;
+  return (
+    <Suspense fallback={pageFallback}>
+      <LazySettingsPage section={section} />
+    </Suspense>
+  );
+}
 
 function MainPane() {
   const { route } = useRouter();
   switch (route.name) {
     case "settings":
-      return <SettingsPage section={route.section} />;
+      return <SettingsRoute section={route.section} />;
     case "session":
       return (
         <Suspense fallback={<div className="session session--loading" aria-busy="true" />}>
@@ -49,25 +63,45 @@ function Shell() {
 /**
  * The window: waits for the first settings snapshot (so language and theme are right from
  * the first frame), then marks <body data-ready="1"> and shows the shell. Needs a
- * RouterProvider above it (main.tsx).
+ * RouterProvider above it (boot.tsx).
  */
 export function App() {
   const { t, i18n } = useTranslation();
   const client = useClient();
   const settings = useSettings();
   const values = settings.data?.values;
-  const language = values?.[LANGUAGE_KEY];
-  const loaded = settings.data !== null;
+  const lng = resolveLanguage(values?.[LANGUAGE_KEY] ?? "system");
+  // The first frame after the snapshot is in the setting's language: when that is not the
+  // language the window started with, its strings load first (main.tsx usually has them
+  // already). Later switches keep the old language on screen until the new one is in.
+  const [shown, setShown] = useState(false);
+  const loaded = settings.data !== null && (shown || i18n.language === lng);
+  if (loaded && !shown) setShown(true);
 
   useAppliedTheme(values?.[THEME_KEY] ?? "system");
 
   useEffect(() => {
-    const lng = resolveLanguage(language ?? "system");
-    if (i18n.language !== lng) void i18n.changeLanguage(lng);
-    document.documentElement.lang = lng;
-  }, [language, i18n]);
+    if (i18n.language === lng) return;
+    let live = true;
+    ensureLanguage(i18n, lng).then(
+      () => {
+        if (live) void i18n.changeLanguage(lng);
+      },
+      () => {}, // the chunk did not load (server gone): stay in the current language
+    );
+    return () => {
+      live = false;
+    };
+  }, [lng, i18n]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
+    document.documentElement.lang = i18n.language;
+  }, [i18n.language]);
+
+  // Set as the shell's first commit reaches the DOM (before the frame is painted), not in a
+  // passive effect: those run later, after the children's (which start loading the session
+  // list, providers, approvals), and the browser may run other tasks before them.
+  useLayoutEffect(() => {
     if (loaded) document.body.dataset.ready = "1";
   }, [loaded]);
 

@@ -1,5 +1,7 @@
 import type { AppError, CairnEvent, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
 import { FakeChat } from "./fakeChat";
+import { FakeMcp } from "./fakeMcp";
+import { FakePermissions } from "./fakePermissions";
 
 type Impl = (...args: unknown[]) => unknown;
 
@@ -83,6 +85,10 @@ export class FakeBackend {
   doctorOK = true;
   /** Sessions, messages and providers (the chat facade). */
   readonly chat: FakeChat;
+  /** MCP servers (app_mcp.go), events on topic `mcp`. */
+  readonly mcp: FakeMcp;
+  /** Rules, session modes, the rule tester, the audit log and resume (app_approval.go). */
+  readonly permissions: FakePermissions;
 
   constructor(specs: SettingSpec[] = SPECS) {
     this.specs = specs;
@@ -94,6 +100,11 @@ export class FakeBackend {
       },
       () => this.seq,
     );
+    this.mcp = new FakeMcp(
+      (topic, type, data) => this.chat.publish(topic, type, data),
+      () => this.chat.seq("mcp"),
+    );
+    this.permissions = new FakePermissions(this.chat, () => String(this.values["permissions.defaultMode"] ?? "default"));
   }
 
   snapshot(): SettingsSnapshot {
@@ -120,6 +131,8 @@ export class FakeBackend {
   window(): FakeTransport {
     const t = new FakeTransport({
       ...this.chat.methods(),
+      ...this.mcp.methods(),
+      ...this.permissions.methods(),
       Ready: (id) => {
         this.readyCalls.push(String(id));
         return {

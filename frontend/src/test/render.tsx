@@ -2,7 +2,8 @@ import { render } from "@testing-library/react";
 import type { ReactElement, ReactNode } from "react";
 import { I18nextProvider } from "react-i18next";
 import { ClientProvider, createClient, type ReadyInfo, type Transport } from "../api";
-import { createI18n, type Language } from "../i18n";
+import type { Language } from "../i18n";
+import { testI18n } from "./i18n";
 import { AppInfoProvider } from "../shell/appInfo";
 import { RouterProvider } from "../shell/router";
 import type { Route } from "../shell/routes";
@@ -19,7 +20,7 @@ export interface Options {
 /** Renders UI the way main.tsx does, over a given transport. */
 export function renderWithClient(ui: ReactElement, opts: Options) {
   const client = createClient(opts.transport);
-  const i18n = createI18n(opts.lng ?? "en");
+  const i18n = testI18n(opts.lng ?? "en");
   const ready =
     opts.ready === undefined ? (client.system.ready("test-window") as Promise<ReadyInfo>) : opts.ready;
   ready?.catch(() => {});

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useState } from "react";
 
 export type ThemeSetting = "system" | "light" | "dark";
 export type Theme = "light" | "dark";
@@ -31,11 +31,14 @@ export function useSystemPrefersDark(): boolean {
   return dark;
 }
 
-/** Applies the theme setting to <html data-theme> (the CSS variables key off it). */
+/**
+ * Applies the theme setting to <html data-theme> (the CSS variables key off it), as the
+ * commit reaches the DOM, so no frame is painted in the other theme.
+ */
 export function useAppliedTheme(setting: unknown, root: HTMLElement = document.documentElement): Theme {
   const systemDark = useSystemPrefersDark();
   const theme = resolveTheme(setting, systemDark);
-  useEffect(() => {
+  useLayoutEffect(() => {
     root.dataset.theme = theme;
     root.style.colorScheme = theme;
   }, [root, theme]);

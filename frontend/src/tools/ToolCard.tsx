@@ -16,12 +16,16 @@ import {
   type ToolItem,
   type ToolState,
 } from "./model";
+import { ApprovalResume } from "./ApprovalResume";
+import { useSessionApprovals } from "./sessionApprovals";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
 export const RESULT_PREVIEW_LINES = 24;
 
 interface ApprovalData {
+  id?: string;
+  window?: string;
   decision?: string;
   decisionReason?: string;
   status?: string;
@@ -60,6 +64,13 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
   }, [state]);
 
   const approval = lastApproval(item);
+  // The request's current status: the session's approvals know about interruptions and
+  // resumes that no part records (the process that would have written it was gone).
+  const sessionApprovals = useSessionApprovals();
+  const requestId = approval?.id;
+  const request = requestId ? sessionApprovals?.byId.get(requestId) : undefined;
+  const approvalStatus = request?.status ?? approval?.status;
+  const resumable = Boolean(requestId && sessionApprovals && (approvalStatus === "interrupted" || approvalStatus === "resumed"));
   const parsed = parseToolName(item.name);
   const namespace = approval?.namespace?.startsWith("mcp") ? "mcp" : parsed.namespace;
   const server = approval?.server || parsed.server;
@@ -72,7 +83,13 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
   const preparing = item.call?.state === "streaming";
 
   return (
-    <div className={`tool-card tool-card--${state}`} data-testid="tool-card" data-state={state} data-tool={item.name}>
+    <div
+      className={`tool-card tool-card--${state}`}
+      data-testid="tool-card"
+      data-state={state}
+      data-tool={item.name}
+      data-approval={approvalStatus === "interrupted" || approvalStatus === "resumed" ? approvalStatus : undefined}
+    >
       <button type="button" className="tool-card__head" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen((o) => !o)}>
         <Icon name="chevron" size={14} className="tool-card__chevron" />
         <span className="tool-card__ns" title={t(`tools.namespace.${namespace}`)}>
@@ -82,11 +99,17 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           {server && <span className="tool-card__server">{server} › </span>}
           <code>{parsed.label || item.name || t("tools.unnamed")}</code>
         </span>
-        <StateBadge state={state} phase={preparing ? "preparing" : !call?.startedAt ? "queued" : null} />
+        <StateBadge
+          state={state}
+          phase={approvalStatus === "interrupted" && state !== "done" && state !== "error" ? "interrupted" : preparing ? "preparing" : !call?.startedAt ? "queued" : null}
+        />
         {progress?.message && <span className="tool-card__progress-text">{progress.message}</span>}
         <span className="spacer" />
         {duration !== undefined && <span className="tool-card__duration">{formatDuration(duration)}</span>}
       </button>
+      {resumable && sessionApprovals && requestId && (
+        <ApprovalResume request={{ ...(approval as object), ...(request ?? {}), id: requestId }} status={approvalStatus!} approvals={sessionApprovals} />
+      )}
       {running && progress && progress.total ? (
         <div
           className="tool-card__bar"
@@ -106,7 +129,12 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
             {item.callId && <span className="muted"> · {item.callId}</span>}
           </p>
           <Arguments text={call?.arguments} streaming={preparing} />
-          {approval && <ApprovalLine data={approval} pending={awaitingApproval(item)} />}
+          {approval && (
+            <ApprovalLine
+              data={{ ...approval, status: approvalStatus }}
+              pending={awaitingApproval(item) && (!request || request.status === "pending") && approvalStatus !== "interrupted"}
+            />
+          )}
           {state === "error" && end?.error && <ErrorView error={end.error as AppError} compact />}
           {state === "stopped" && (
             <p className="tool-card__note">{end?.error ? <ErrorText error={end.error} /> : t("tools.stoppedNote")}</p>
@@ -141,10 +169,14 @@ function lastApproval(item: ToolItem): ApprovalData | null {
   return null;
 }
 
-/** phase refines "running": the model is still writing the arguments, or the call waits its turn. */
-function StateBadge({ state, phase }: { state: ToolState; phase: "preparing" | "queued" | null }) {
+/**
+ * phase refines "running": the model is still writing the arguments, or the call waits its
+ * turn; "interrupted" names a call whose approval request Cairn's exit cut short.
+ */
+function StateBadge({ state, phase }: { state: ToolState; phase: "preparing" | "queued" | "interrupted" | null }) {
   const { t } = useTranslation("chat");
-  const label = phase && state === "running" ? t(`tools.state.${phase}`) : t(`tools.state.${state}`);
+  const label =
+    phase === "interrupted" ? t("tools.state.interrupted") : phase && state === "running" ? t(`tools.state.${phase}`) : t(`tools.state.${state}`);
   return (
     <span className={`tool-state tool-state--${state}`}>
       {(state === "running" || state === "awaiting-approval") && <span className="spinner" aria-hidden="true" />}
@@ -179,7 +211,9 @@ function ApprovalLine({ data, pending }: { data: ApprovalData; pending: boolean 
     );
   }
   if (!data.decision && !data.status) return null;
-  const what = data.decision ? t(`tools.decision.${data.decision}`, { defaultValue: data.decision }) : data.status;
+  const what = data.decision
+    ? t(`tools.decision.${data.decision}`, { defaultValue: data.decision })
+    : t(`tools.approvalStatus.${data.status}`, { defaultValue: data.status ?? "" });
   return (
     <div className="tool-card__approval">
       <Icon name="shield" size={15} />

@@ -1,12 +1,12 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { I18nextProvider } from "react-i18next";
 import { describe, expect, it, vi } from "vitest";
-import { createI18n } from "../../i18n";
+import { testI18n } from "../../test/i18n";
 import { splitBlocks } from "./blocks";
 import { Markdown, normalizeMath } from "./Markdown";
 
 const setup = (text: string) => {
-  const i18n = createI18n("en");
+  const i18n = testI18n("en");
   const r = render(
     <I18nextProvider i18n={i18n}>
       <Markdown text={text} />
