@@ -320,7 +320,7 @@ type Status struct {
 	// status of the Streamable HTTP initialize that caused the fallback.
 	Transport      Transport   `json:"transport,omitempty"`
 	FallbackStatus int         `json:"fallbackStatus,omitempty"`
-	ServerInfo     *ServerInfo `json:"ServerInfo,omitempty"`
+	ServerInfo     *ServerInfo `json:"serverInfo,omitempty"`
 	Pid            int         `json:"pid,omitempty"`
 	Restarts       int         `json:"restarts,omitempty"`
 	RetryAt        int64       `json:"retryAt,omitempty"` // unix ms of the next automatic restart
