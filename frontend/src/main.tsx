@@ -16,11 +16,6 @@ const client = createClient(detectTransport());
 // Start loading the settings snapshot before anything else.
 const settings = client.stores.settings;
 settings.start();
-// Tell the backend this window is up (the desktop smoke test waits for it).
-const ready = client.system.ready(windowId());
-ready.catch(() => {}); // shown in About; never an unhandled rejection
-// A waiting approval raises an OS notification only while no window has the focus.
-reportFocus(client.system, windowId());
 
 /** The language of the first frame: the setting once the snapshot is in, else the system's. */
 const language = () => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");
@@ -32,9 +27,14 @@ const stop = settings.subscribe(() => {
   stop();
   void preload();
 });
-
 // A window opened straight on the settings shows them in its first frame.
 const page = routeFromHash(window.location.hash).name === "settings" ? settingsPage.load() : null;
+
+// Tell the backend this window is up (the desktop smoke test waits for it).
+const ready = client.system.ready(windowId());
+ready.catch(() => {}); // shown in About; never an unhandled rejection
+// A waiting approval raises an OS notification only while no window has the focus.
+reportFocus(client.system, windowId());
 
 const el = document.getElementById("root");
 if (!el) throw new Error("#root missing");

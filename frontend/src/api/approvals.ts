@@ -60,6 +60,9 @@ export interface ApprovalRequest {
   destructive: boolean;
   mode: string;
   askReason: string;
+  /** The reason for every locale (chat:approval.reasons.<code>); empty in old requests. */
+  askReasonCode?: string;
+  askReasonParams?: Record<string, string>;
   /** Empty when no rule can cover the call: then only allow once and deny are offered. */
   rules: PermissionRule[];
   status: ApprovalStatus | string;

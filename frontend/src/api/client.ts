@@ -1,3 +1,4 @@
+import { browserApi } from "./browser";
 import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
 import { applyMcpEvent, MCP_TOPIC, mcpApi, type McpSnapshot } from "./mcp";
 import { applyRulesEvent, permissionsApi, type RuleList } from "./permissions";
@@ -25,6 +26,7 @@ export function createClient(transport: Transport) {
   const tools = toolsApi(transport);
   const mcp = mcpApi(transport);
   const permissions = permissionsApi(transport);
+  const browser = browserApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -37,6 +39,8 @@ export function createClient(transport: Transport) {
     tools,
     mcp,
     permissions,
+    /** Opens pages in the user's browser (system browser or a new tab). */
+    browser,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {

@@ -15,3 +15,4 @@ export * from "./approvals";
 export * from "./tools";
 export * from "./mcp";
 export * from "./permissions";
+export { browserApi, type BrowserApi, type ExternalPage } from "./browser";

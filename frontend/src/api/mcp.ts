@@ -39,7 +39,36 @@ export interface McpServer {
   callTimeoutMs?: number;
 }
 
-export type McpState = "disabled" | "idle" | "starting" | "ready" | "error";
+/** "needs-sign-in": a remote server waits for the user to sign in (OAuth). */
+export type McpState = "disabled" | "idle" | "starting" | "ready" | "error" | "needs-sign-in";
+
+/** A remote server's sign-in (backend/mcp/oauth.Status): signed in, or a sign-in waiting. */
+export interface McpOAuthStatus {
+  /** A token for the server's current URL is stored. */
+  signedIn: boolean;
+  /** Access token expiry (unix ms). */
+  expiresAt?: number;
+  /** A refresh token is stored: the sign-in renews on its own. */
+  renewable?: boolean;
+  scopes?: string[];
+  issuer?: string;
+  /** A sign-in waits for the browser at `authUrl` until `pendingUntil` (unix ms). */
+  pending?: boolean;
+  authUrl?: string;
+  pendingUntil?: number;
+}
+
+/** What AuthorizeMCPServer returns: the page to open, and whether Cairn opened it already. */
+export interface McpSignInStart {
+  serverId: string;
+  authUrl: string;
+  /** http://127.0.0.1:<port>/callback */
+  redirectUri: string;
+  /** Unix ms: the loopback listener gives up. */
+  expiresAt: number;
+  /** Cairn opened authUrl in the system browser (desktop build). */
+  opened: boolean;
+}
 
 export interface McpServerInfo {
   name?: string;
@@ -64,6 +93,8 @@ export interface McpStatus {
   restarts?: number;
   /** Unix ms of the next automatic restart. */
   retryAt?: number;
+  /** Remote servers: signed in, or a sign-in waiting. */
+  oauth?: McpOAuthStatus;
 }
 
 /** "" = default: ask unless the server annotates the tool read-only. */
@@ -186,6 +217,12 @@ export function mcpApi(t: Transport) {
     logs: (id: string) => t.call<McpLogLine[] | null>("GetMCPLogs", id).then((l) => l ?? []),
     importJSON: (json: string) => t.call<McpImportReport>("ImportMCPServers", json),
     exportJSON: () => t.call<McpExport>("ExportMCPServers"),
+    /** Starts the OAuth sign-in; a second call cancels the first. Open `authUrl` unless `opened`. */
+    authorize: (id: string) => t.call<McpSignInStart>("AuthorizeMCPServer", id),
+    /** Stops a sign-in that waits for the browser. */
+    cancelSignIn: (id: string) => view(t.call<McpServerView>("CancelMCPAuthorization", id)),
+    /** Deletes the server's tokens (state needs-sign-in); the registration is kept. */
+    signOut: (id: string) => view(t.call<McpServerView>("SignOutMCPServer", id)),
     /** Live log lines of one server (`mcp:log` on topic mcp); returns the unsubscribe. */
     watchLog: (serverId: string, onLine: (line: McpLogLine) => void) =>
       t.subscribe((ev) => {

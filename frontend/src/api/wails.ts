@@ -7,6 +7,8 @@ type BoundMethods = Record<string, ((...args: unknown[]) => Promise<unknown>) | 
 interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
   EventsOff?(name: string, ...more: string[]): void;
+  /** Opens a URL in the system browser. */
+  BrowserOpenURL?(url: string): void;
 }
 
 declare global {

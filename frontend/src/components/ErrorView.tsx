@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import { toAppError, type AppError, type AppErrorAction } from "../api";
 import { namespacedKey } from "../i18n";
 import { normalizeSection } from "../shell/routes";
+import { useMcpSignIn } from "../mcp/useMcpSignIn";
 import { useOptionalRouter } from "../shell/router";
 import { Icon } from "./Icon";
 
@@ -10,7 +11,7 @@ export interface ErrorViewProps {
   error: unknown;
   /** Shows a Retry button. */
   onRetry?: () => void;
-  /** Overrides what the action button does (default: open-settings navigates). */
+  /** Overrides what the action button does (default: open-settings navigates, mcp-sign-in signs in). */
   onAction?: (action: AppErrorAction) => void;
   /** Smaller, inline variant (form fields, tool cards). */
   compact?: boolean;
@@ -44,6 +45,7 @@ export function ErrorView({ error, onRetry, onAction, compact, className }: Erro
 
   const openSettings = action?.kind === "open-settings" && (onAction || router);
   const section = openSettings ? normalizeSection(action?.target) : null;
+  const signIn = action?.kind === "mcp-sign-in" && Boolean(action.target);
   const showRetry = Boolean(onRetry);
   const detail = err.message && err.message !== text ? err.message : "";
 
@@ -57,7 +59,7 @@ export function ErrorView({ error, onRetry, onAction, compact, className }: Erro
       <Icon name="alert" className="error-view__icon" size={compact ? 16 : 20} />
       <div className="error-view__body">
         <p className="error-view__text">{text}</p>
-        {(openSettings || showRetry) && (
+        {(openSettings || signIn || showRetry) && (
           <div className="error-view__actions">
             {openSettings && action && section && (
               <button
@@ -68,6 +70,13 @@ export function ErrorView({ error, onRetry, onAction, compact, className }: Erro
                 {t("errorView.openSettings", { section: t(`settings:sections.${section}.title`) })}
               </button>
             )}
+            {signIn && action && (onAction ? (
+              <button type="button" className="btn btn--small" onClick={() => onAction(action)} data-testid="error-sign-in">
+                {t("errorView.signIn")}
+              </button>
+            ) : (
+              <McpSignInAction serverId={action.target ?? ""} />
+            ))}
             {showRetry && (
               <button type="button" className="btn btn--small btn--quiet" onClick={onRetry}>
                 <Icon name="refresh" size={14} />
@@ -89,5 +98,26 @@ export function ErrorView({ error, onRetry, onAction, compact, className }: Erro
         )}
       </div>
     </div>
+  );
+}
+
+/** The way out of an MCP server's sign-in error: starts the sign-in and opens its page. */
+function McpSignInAction({ serverId }: { serverId: string }) {
+  const { t } = useTranslation();
+  const { start, busy, error, link } = useMcpSignIn();
+  const textOf = useErrorText();
+  return (
+    <>
+      <button type="button" className="btn btn--small" aria-disabled={busy || undefined} onClick={() => start(serverId)} data-testid="error-sign-in">
+        {busy && <span className="spinner" aria-hidden="true" />}
+        {t("errorView.signIn")}
+      </button>
+      {link && (
+        <a href={link} target="_blank" rel="noopener noreferrer" data-testid="error-sign-in-link">
+          {t("errorView.signInPage")}
+        </a>
+      )}
+      {error && <span className="error-view__text">{textOf(error)}</span>}
+    </>
   );
 }

@@ -5,6 +5,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { normalizeSection } from "../shell/routes";
 import { McpLogView } from "./McpLogView";
+import { McpSignInPanel, showsSignIn } from "./McpSignInPanel";
 import { McpTestReportView } from "./McpTestReport";
 import { McpToolsList } from "./McpToolsList";
 import { describeTarget, serverInfoText } from "./model";
@@ -28,7 +29,13 @@ export function McpStatusBadge({ status }: { status: McpStatus | undefined }) {
   const { t } = useTranslation("settings");
   const state = status?.state ?? "idle";
   const cls =
-    state === "ready" ? "badge--ok" : state === "error" ? "badge--danger" : state === "starting" ? "badge--warn" : "";
+    state === "ready"
+      ? "badge--ok"
+      : state === "error"
+        ? "badge--danger"
+        : state === "starting" || state === "needs-sign-in"
+          ? "badge--warn"
+          : "";
   return (
     <span className={`badge mcp-status ${cls}`} data-testid="mcp-status" data-state={state} role="status">
       {state === "starting" && <span className="spinner" aria-hidden="true" />}
@@ -37,9 +44,10 @@ export function McpStatusBadge({ status }: { status: McpStatus | undefined }) {
   );
 }
 
-function withoutSelfAction(err: AppError): AppError {
+function withoutSelfAction(err: AppError, signInShown: boolean): AppError {
   const a = err.action;
   if (a?.kind === "open-settings" && normalizeSection(a.target) === "mcp") return { ...err, action: undefined };
+  if (a?.kind === "mcp-sign-in" && signInShown) return { ...err, action: undefined }; // the card has its own button
   return err;
 }
 
@@ -78,6 +86,8 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
       setReport(await client.mcp.test(s));
     });
 
+  const signIn = showsSignIn(s);
+  const failed = status?.state === "error" || status?.state === "needs-sign-in";
   const retryIn = status?.retryAt ? Math.max(0, Math.ceil((status.retryAt - now) / 1000)) : null;
 
   return (
@@ -131,11 +141,11 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
           .join(" · ")}
       </p>
 
-      {status?.state === "error" && (
+      {failed && (status.error || status.state === "error") && (
         <div className="mcp-card__error" data-testid="mcp-error">
           {status.error ? (
-            // Its action points to this very page: leave it out.
-            <ErrorView error={withoutSelfAction(status.error)} compact />
+            // Its action points to this very page (or the sign-in below): leave it out.
+            <ErrorView error={withoutSelfAction(status.error, signIn)} compact />
           ) : (
             <p className="mcp-card__reason">{status.reason || t("mcp.errorUnknown")}</p>
           )}
@@ -151,6 +161,7 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
           {t("mcp.retryIn", { seconds: retryIn })}
         </p>
       )}
+      {signIn && <McpSignInPanel server={s} />}
       {s.enabled === false && <p className="mcp-card__note muted">{t("mcp.disabledNote")}</p>}
 
       <div className="mcp-card__actions">

@@ -21,6 +21,9 @@ export function KeyStorageNote({ secrets }: { secrets: SecretsSnapshot }) {
   );
 }
 
+/** Secret names MCP manages itself (OAuth tokens, env and header values): not edited here. */
+export const isMcpSecret = (name: string) => name.startsWith("mcp.");
+
 /** Set / replace / remove the secrets the backend knows; values are never shown back. */
 export function SecretsPanel() {
   const { t } = useTranslation("settings");
@@ -33,6 +36,7 @@ export function SecretsPanel() {
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<{ name: string; error: AppError } | null>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
+  const secrets = (data?.secrets ?? []).filter((s) => !isMcpSecret(s.name));
 
   const run = async (name: string, fn: () => Promise<unknown>) => {
     setBusy(true);
@@ -57,10 +61,10 @@ export function SecretsPanel() {
       <p className="group__description">{t("secrets.description")}</p>
       {error && !data && <ErrorView error={error} onRetry={() => void store.reload()} />}
       {data && data.backend === "file" && <KeyStorageNote secrets={data} />}
-      {data && data.secrets.length === 0 && <p className="muted">{t("secrets.empty")}</p>}
-      {data && data.secrets.length > 0 && (
+      {data && secrets.length === 0 && <p className="muted">{t("secrets.empty")}</p>}
+      {data && secrets.length > 0 && (
         <ul className="group__body secret-list">
-          {data.secrets.map((s) => (
+          {secrets.map((s) => (
             <li key={s.name} className="secret" data-testid={`secret-${s.name}`}>
               <div className="secret__row">
                 <code className="secret__name">{s.name}</code>

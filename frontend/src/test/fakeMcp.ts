@@ -7,6 +7,7 @@ import type {
   McpLogLine,
   McpServer,
   McpServerView,
+  McpSignInStart,
   McpStatus,
   McpTestReport,
   McpToolInfo,
@@ -50,6 +51,8 @@ export class FakeMcp {
   readonly logs = new Map<string, McpLogLine[]>();
   /** What TestMCPServer answers (default: ok with the server's tools). */
   testReport: ((s: McpServer) => McpTestReport) | null = null;
+  /** Whether AuthorizeMCPServer says Cairn opened the page itself (the desktop build). */
+  signInOpened = false;
   /** Servers saved from now on start in this state. */
   startState: McpStatus["state"] = "starting";
 
@@ -232,6 +235,28 @@ export class FakeMcp {
     return { json: JSON.stringify({ mcpServers: out }, null, 2), withheldSecrets: withheld.length ? withheld : undefined };
   }
 
+  /** The error of a server that waits for a sign-in (its action starts one). */
+  authRequired(s: McpServerView): AppError {
+    return { ...err("mcp_auth_required", { server: s.name, serverId: s.id }, `mcp server ${s.name} needs a sign-in`), action: { kind: "mcp-sign-in", target: s.id } };
+  }
+
+  authorize(id: unknown): McpSignInStart {
+    const s = this.get(id);
+    const authUrl = `https://auth.example.com/authorize?client_id=cairn&state=${s.id}`;
+    const expiresAt = Date.now() + 5 * 60_000;
+    s.status = { ...s.status, oauth: { signedIn: false, pending: true, authUrl, pendingUntil: expiresAt } };
+    this.log(s.id, "sign-in started: waiting for the browser", "event");
+    this.changed(s);
+    return { serverId: s.id, authUrl, redirectUri: "http://127.0.0.1:53682/callback", expiresAt, opened: this.signInOpened };
+  }
+
+  /** The browser came back: tokens stored, the server connects. */
+  completeSignIn(id: string, oauth: Partial<McpStatus["oauth"]> = {}): void {
+    const s = this.get(id);
+    s.status = { state: "ready", since: Date.now(), oauth: { signedIn: true, expiresAt: Date.now() + 3_600_000, renewable: true, ...oauth } };
+    this.changed(s);
+  }
+
   /** The facade methods (app_mcp.go). */
   methods(): Record<string, Impl> {
     const tool = (id: unknown, name: unknown) => {
@@ -282,6 +307,17 @@ export class FakeMcp {
       GetMCPLogs: (id) => [...(this.logs.get(this.get(id).id) ?? [])],
       ImportMCPServers: (json) => this.importJSON(String(json)),
       ExportMCPServers: () => this.exportJSON(),
+      AuthorizeMCPServer: (id) => this.authorize(id),
+      CancelMCPAuthorization: (id) => {
+        const s = this.get(id);
+        s.status = { ...s.status, oauth: undefined, since: Date.now() };
+        return this.changed(s);
+      },
+      SignOutMCPServer: (id) => {
+        const s = this.get(id);
+        s.status = { state: "needs-sign-in", since: Date.now(), error: this.authRequired(s) };
+        return this.changed(s);
+      },
     };
   }
 }

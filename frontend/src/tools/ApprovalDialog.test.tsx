@@ -24,8 +24,8 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   ...over,
 });
 
-const setup = (req: ApprovalRequest, onDecide = vi.fn(async () => {}), error?: unknown) => {
-  renderWithClient(<ApprovalDialog request={req} onDecide={onDecide} error={error} />, { transport: new FakeTransport(), ready: null });
+const setup = (req: ApprovalRequest, onDecide = vi.fn(async () => {}), error?: unknown, lng: "en" | "zh-CN" = "en") => {
+  renderWithClient(<ApprovalDialog request={req} onDecide={onDecide} error={error} />, { transport: new FakeTransport(), ready: null, lng });
   return { onDecide, user: userEvent.setup(), dialog: screen.getByRole("alertdialog") };
 };
 
@@ -111,5 +111,37 @@ describe("ApprovalHost (every window shows the dialog; the first decision wins)"
     expect(req.decision).toBe("allow_once");
     expect(req.window).toBeTruthy(); // the deciding window is named for the audit log
     expect(document.title).not.toMatch(/^\(\d+\) /);
+  });
+});
+
+describe("ApprovalDialog reason", () => {
+  it("says why it asks in the window's language, with the code's params", () => {
+    const { dialog } = setup(
+      request({ askReason: "a permission rule asks about it (sandbox_bash(make *))", askReasonCode: "rule_asks", askReasonParams: { rule: "sandbox_bash(make *)" } }),
+      undefined,
+      undefined,
+      "zh-CN",
+    );
+    expect(dialog).toHaveAccessibleDescription("一条权限规则要求对此进行确认（sandbox_bash(make *)）。");
+  });
+
+  it("localizes in English too", () => {
+    const { dialog } = setup(request({ askReason: "the command contains $(…)", askReasonCode: "command_hides", askReasonParams: { constructs: "$(…)" } }));
+    expect(dialog).toHaveAccessibleDescription("The command contains $(…), which can run things not shown here.");
+  });
+
+  it("falls back to the English askReason for old requests and unknown codes", () => {
+    setup(request({ askReasonCode: "" }), undefined, undefined, "zh-CN");
+    expect(screen.getByRole("alertdialog")).toHaveAccessibleDescription("Shell commands ask in the default mode.");
+  });
+
+  it("falls back for a code this build does not know", () => {
+    setup(request({ askReasonCode: "from_the_future" }), undefined, undefined, "zh-CN");
+    expect(screen.getByRole("alertdialog")).toHaveAccessibleDescription("Shell commands ask in the default mode.");
+  });
+
+  it("keeps a hook's own words after the localized text", () => {
+    setup(request({ askReason: "production database", askReasonCode: "hook_asks" }), undefined, undefined, "zh-CN");
+    expect(screen.getByRole("alertdialog")).toHaveAccessibleDescription("一个钩子要求确认。 production database");
   });
 });

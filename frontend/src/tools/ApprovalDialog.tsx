@@ -5,6 +5,7 @@ import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { NAMESPACE_ICONS, parseToolName, prettyJSON } from "./model";
+import { useApprovalReason } from "./reason";
 
 export interface ApprovalDialogProps {
   request: ApprovalRequest | null;
@@ -53,6 +54,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const reasonId = useId();
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
+  const reasonOf = useApprovalReason();
 
   if (!request) return null;
   const name = parseToolName(request.tool);
@@ -90,7 +92,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
       testId="approval-dialog"
       size="wide"
       title={t("approval.title", { tool: request.server ? `${request.server} › ${name.label}` : name.label || request.tool })}
-      description={request.askReason || undefined}
+      description={reasonOf(request) || undefined}
       footer={
         <>
           <button type="button" className="btn btn--danger-quiet" disabled={busy} onClick={() => void decide("deny")} data-testid="approval-deny">

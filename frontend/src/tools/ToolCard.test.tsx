@@ -150,3 +150,29 @@ describe("tool model", () => {
     expect(parseToolName("mystery")).toEqual({ namespace: "other", label: "mystery" });
   });
 });
+
+describe("ToolCard approval reason", () => {
+  it("shows the localized reason, or the English one of an old request", () => {
+    renderWithClient(
+      <>
+        <ToolCard
+          item={item([
+            call({ callId: "a", name: "sandbox_bash" }),
+            part({ type: "approval-requested", tool: { callId: "a", name: "sandbox_bash" }, data: { askReason: "the tool can delete or overwrite data", askReasonCode: "destructive" } }),
+          ])}
+          live
+        />
+        <ToolCard
+          item={item([call({ callId: "b", name: "sandbox_bash" }), part({ type: "approval-requested", tool: { callId: "b", name: "sandbox_bash" }, data: { askReason: "runs a shell command" } })])}
+          live
+        />
+      </>,
+      { transport: new FakeTransport(), ready: null, lng: "zh-CN" },
+    );
+    const [a, b] = screen.getAllByTestId("tool-card");
+    fireEvent.click(within(a!).getByRole("button"));
+    fireEvent.click(within(b!).getByRole("button"));
+    expect(within(a!).getByTestId("tool-approval-reason")).toHaveTextContent("该工具可能删除或覆盖数据。");
+    expect(within(b!).getByTestId("tool-approval-reason")).toHaveTextContent("runs a shell command");
+  });
+});

@@ -17,6 +17,7 @@ import {
   type ToolState,
 } from "./model";
 import { ApprovalResume } from "./ApprovalResume";
+import { useApprovalReason } from "./reason";
 import { useSessionApprovals } from "./sessionApprovals";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
@@ -30,6 +31,8 @@ interface ApprovalData {
   decisionReason?: string;
   status?: string;
   askReason?: string;
+  askReasonCode?: string;
+  askReasonParams?: Record<string, string>;
   server?: string;
   namespace?: string;
   destructive?: boolean;
@@ -201,12 +204,14 @@ function Arguments({ text, streaming }: { text: string | undefined; streaming: b
 
 function ApprovalLine({ data, pending }: { data: ApprovalData; pending: boolean }) {
   const { t } = useTranslation("chat");
+  const reasonOf = useApprovalReason();
   if (pending) {
+    const why = reasonOf(data);
     return (
       <div className="tool-card__approval">
         <Icon name="shield" size={15} />
         <span>{t("tools.approvalPending")}</span>
-        {data.askReason && <span className="muted"> · {data.askReason}</span>}
+        {why && <span className="muted" data-testid="tool-approval-reason"> · {why}</span>}
       </div>
     );
   }
