@@ -120,5 +120,7 @@ export default defineConfig({
     setupFiles: ["./src/test/setup.ts"],
     css: false,
     restoreMocks: true,
+    // Room for the 5 s async waits of src/test/setup.ts on a loaded CI machine.
+    testTimeout: 20_000,
   },
 });
