@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -23,6 +24,11 @@ const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--
   Without PROMPT the prompt is read from stdin. Ctrl-C stops the answer (what arrived is kept).`
 
 func runChat(ctx context.Context, env *Env, args []string) error {
+	// The answer's printer and the approval prompt both write to stderr from their own
+	// goroutines: one lock keeps their lines whole.
+	shared := *env
+	shared.Stderr = &lockedWriter{w: env.Stderr}
+	env = &shared
 	f := newFlags(env, "chat")
 	sessionID := f.String("session", "", "continue this session")
 	provider := f.String("provider", "", "provider name or id (default: the session's, or the last used)")
@@ -275,4 +281,16 @@ func oneLine(s string, max int) string {
 		s = string(r[:max]) + "…"
 	}
 	return s
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
