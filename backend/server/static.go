@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -84,22 +85,28 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveFile answers with one regular file of the assets; false when there is none.
+// serveFile answers with one regular file of the assets; false when there is none. A file
+// with a gzip sibling (name + ".gz", written by the frontend build) is answered with that
+// sibling when the client accepts gzip: the browser then reads a third of the bytes.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name string) bool {
-	f, err := s.cfg.Assets.Open(name)
-	if err != nil {
+	f, st, ok := openRegular(s.cfg.Assets, name)
+	if !ok {
 		return false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return false
+	encoding, vary := "", false
+	if gz, gzst, ok := openRegular(s.cfg.Assets, name+".gz"); ok {
+		defer gz.Close()
+		vary = true
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			f, st, encoding = gz, gzst, "gzip"
+		}
 	}
 	rs, ok := f.(io.ReadSeeker)
 	if !ok {
 		b, err := io.ReadAll(f)
 		if err != nil {
-			s.log.Warn("serve: read asset", "name", name, "err", err)
+			s.log.Warn("serve: read asset", "name", st.Name(), "err", err)
 			return false
 		}
 		rs = bytes.NewReader(b)
@@ -117,8 +124,56 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name string) 
 	default:
 		h.Set("Cache-Control", "no-cache")
 	}
+	if vary {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	if encoding != "" {
+		h.Set("Content-Encoding", encoding)
+	}
 	http.ServeContent(w, r, name, st.ModTime(), rs)
 	return true
+}
+
+// openRegular opens name if it is a regular file of fsys.
+func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, bool) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, false
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, false
+	}
+	return f, st, true
+}
+
+// acceptsGzip reports whether an Accept-Encoding header allows gzip: listed (or "*")
+// without q=0.
+func acceptsGzip(header string) bool {
+	gzip, star := -1.0, -1.0
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip":
+			gzip = q
+		case "*":
+			star = q
+		}
+	}
+	if gzip >= 0 {
+		return gzip > 0
+	}
+	return star > 0
 }
 
 // FrontendBuilt reports whether Assets holds index.html, so `cairn serve` can warn at start.

@@ -1,6 +1,9 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,6 +54,87 @@ func TestStaticFiles(t *testing.T) {
 			}
 			if tt.method == "HEAD" && len(r.body) != 0 {
 				t.Fatalf("HEAD returned a body")
+			}
+		})
+	}
+}
+
+func TestStaticPrecompressed(t *testing.T) {
+	script := strings.Repeat("console.log('cairn');\n", 200)
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	if _, err := zw.Write([]byte(script)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, func(c *server.Config) {
+		c.Assets = fstest.MapFS{
+			"index.html":         {Data: []byte("<!doctype html><div id=root></div>")},
+			"assets/app-1.js":    {Data: []byte(script)},
+			"assets/app-1.js.gz": {Data: zipped.Bytes()},
+			"assets/small-1.js":  {Data: []byte(script)}, // no .gz written for it
+			"assets/style-1.css": {Data: []byte("body{margin:0}")},
+		}
+	})
+	tests := []struct {
+		name, method, path, accept string
+		gzipped, vary              bool
+		ctype                      string
+	}{
+		{"gzip accepted", "GET", "/assets/app-1.js", "gzip, deflate, br, zstd", true, true, "text/javascript; charset=utf-8"},
+		{"gzip with a lower q", "GET", "/assets/app-1.js", "br;q=1.0, gzip;q=0.5", true, true, "text/javascript; charset=utf-8"},
+		{"x-gzip", "GET", "/assets/app-1.js", "x-gzip", true, true, "text/javascript; charset=utf-8"},
+		{"any coding", "GET", "/assets/app-1.js", "*", true, true, "text/javascript; charset=utf-8"},
+		{"HEAD tells the same", "HEAD", "/assets/app-1.js", "gzip", true, true, "text/javascript; charset=utf-8"},
+		{"gzip refused with q=0", "GET", "/assets/app-1.js", "gzip;q=0, deflate", false, true, "text/javascript; charset=utf-8"},
+		{"any but gzip", "GET", "/assets/app-1.js", "*, gzip;q=0", false, true, "text/javascript; charset=utf-8"},
+		{"identity only", "GET", "/assets/app-1.js", "identity", false, true, "text/javascript; charset=utf-8"},
+		{"other codings only", "GET", "/assets/app-1.js", "br, deflate", false, true, "text/javascript; charset=utf-8"},
+		{"no compressed copy", "GET", "/assets/small-1.js", "gzip", false, false, "text/javascript; charset=utf-8"},
+		{"stylesheet without copy", "GET", "/assets/style-1.css", "gzip", false, false, "text/css; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ts.do(t, tt.method, tt.path, nil, bearer(testToken), header("Accept-Encoding", tt.accept))
+			if r.status != http.StatusOK {
+				t.Fatalf("status %d: %.200s", r.status, r.body)
+			}
+			if got := r.header.Get("Content-Type"); got != tt.ctype {
+				t.Fatalf("Content-Type %q, want %q", got, tt.ctype)
+			}
+			if got := r.header.Get("Cache-Control"); got != "private, max-age=31536000, immutable" {
+				t.Fatalf("Cache-Control %q", got)
+			}
+			if got := r.header.Get("Vary") == "Accept-Encoding"; got != tt.vary {
+				t.Fatalf("Vary %q, want Accept-Encoding: %v", r.header.Get("Vary"), tt.vary)
+			}
+			if got := r.header.Get("Content-Encoding") == "gzip"; got != tt.gzipped {
+				t.Fatalf("Content-Encoding %q, want gzip: %v", r.header.Get("Content-Encoding"), tt.gzipped)
+			}
+			if tt.method == "HEAD" {
+				if len(r.body) != 0 {
+					t.Fatal("HEAD returned a body")
+				}
+				return
+			}
+			body := r.body
+			if tt.gzipped {
+				zr, err := gzip.NewReader(bytes.NewReader(r.body))
+				if err != nil {
+					t.Fatalf("not gzip: %v", err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatalf("gunzip: %v", err)
+				}
+			}
+			want := script
+			if strings.HasSuffix(tt.path, ".css") {
+				want = "body{margin:0}"
+			}
+			if string(body) != want {
+				t.Fatalf("body %.80q…, want %.80q…", body, want)
 			}
 		})
 	}

@@ -5,7 +5,9 @@ import { ClientProvider, type CairnClient, type ReadyInfo } from "./api";
 import { createI18n, type Language, type LocaleBundle } from "./i18n";
 import { App } from "./shell/App";
 import { AppInfoProvider } from "./shell/appInfo";
+import { settingsPage } from "./shell/pages";
 import { RouterProvider } from "./shell/router";
+import { routeFromHash } from "./shell/routes";
 
 export interface MountOptions {
   client: CairnClient;
@@ -17,7 +19,10 @@ export interface MountOptions {
 }
 
 /** Renders the window into el (the second step of main.tsx). */
-export function mount(el: HTMLElement, { client, ready, lng, locale }: MountOptions) {
+export async function mount(el: HTMLElement, { client, ready, lng, locale }: MountOptions) {
+  // A window opened straight on the settings shows them in its first frame (if the chunk
+  // does not load, the shell tries again when it shows them).
+  if (routeFromHash(window.location.hash).name === "settings") await settingsPage.load().catch(() => {});
   const i18n = createI18n(lng, { [lng]: locale });
   createRoot(el).render(
     <StrictMode>

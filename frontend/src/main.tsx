@@ -7,8 +7,6 @@ import { LANGUAGE_KEY } from "./api/settings";
 import { detectTransport } from "./api/transport";
 import { LOCALES, resolveLanguage } from "./i18n/languages";
 import { reportFocus } from "./shell/focusReporter";
-import { settingsPage } from "./shell/pages";
-import { routeFromHash } from "./shell/routes";
 import { windowId } from "./shell/windowId";
 import "./styles.css";
 
@@ -27,8 +25,6 @@ const stop = settings.subscribe(() => {
   stop();
   void preload();
 });
-// A window opened straight on the settings shows them in its first frame.
-const page = routeFromHash(window.location.hash).name === "settings" ? settingsPage.load() : null;
 
 // Tell the backend this window is up (the desktop smoke test waits for it).
 const ready = client.system.ready(windowId());
@@ -39,7 +35,6 @@ reportFocus(client.system, windowId());
 const el = document.getElementById("root");
 if (!el) throw new Error("#root missing");
 void import("./boot").then(async ({ mount }) => {
-  await page?.catch(() => {}); // if it failed, the shell loads it again when shown
-  const lng = language();
-  mount(el, { client, ready, lng, locale: await LOCALES[lng]() });
+  const lng = language(); // App switches later if the snapshot, still on its way, says otherwise
+  await mount(el, { client, ready, lng, locale: await LOCALES[lng]() });
 });

@@ -14,7 +14,7 @@ import { Sidebar } from "./Sidebar";
 
 // The conversation view carries the Markdown, math and highlighting code: loaded on first use.
 const SessionView = lazy(() => import("../chat/SessionView").then((m) => ({ default: m.SessionView })));
-// Settings too; main.tsx loads it before the first frame when the window opens on it.
+// Settings too; boot.tsx loads it before the first frame when the window opens on it.
 const LazySettingsPage = lazy(() => settingsPage.load().then((c) => ({ default: c })));
 const pageFallback = <div className="main__loading" aria-busy="true" />;
 

@@ -2,7 +2,7 @@ import type { ComponentType } from "react";
 import type { SectionId } from "./routes";
 
 /**
- * A page that lives in a chunk of its own: `load()` fetches it once (main.tsx starts it
+ * A page that lives in a chunk of its own: `load()` fetches it once (boot.tsx starts it
  * early when the window opens straight on that page), `get()` has it once loaded, so the
  * shell can render it in the same frame instead of through Suspense.
  */
