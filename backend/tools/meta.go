@@ -117,11 +117,22 @@ func (p *Pipeline) initMeta() {
 		if d.Name == readResultName {
 			e.MaxResultBytes = -1 // bounded by its own length limit
 		}
-		p.meta[d.Name] = &record{entry: e, def: d, tokens: p.reg.tok.definitionTokens(d), schema: rs}
+		// Token costs are counted on first use: loading the tokenizer's vocabulary is
+		// most of the CPU of a CLI command or of `serve` printing its URL.
+		p.meta[d.Name] = &record{entry: e, def: d, schema: rs}
 	}
 	p.invoke = p.meta[invokeName]
 	p.readDef = p.meta[readResultName].def
-	p.readTok = p.meta[readResultName].tokens
+}
+
+// readTokens is the prompt cost of tool_read_result, counted once when first needed.
+func (p *Pipeline) readTokens() int {
+	p.readTokOnce.Do(func() {
+		rec := p.meta[readResultName]
+		rec.tokens = p.reg.tok.definitionTokens(rec.def)
+		p.readTok = rec.tokens
+	})
+	return p.readTok
 }
 
 // folded is the part of a scope's pool that SelectActive folds.

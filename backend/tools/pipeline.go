@@ -43,19 +43,20 @@ type Options struct {
 // per-session inspect ledger and remembers each session's latest scope; call Forget when a
 // session is deleted.
 type Pipeline struct {
-	reg       *Registry
-	perm      Permission
-	pre       []PreHook
-	post      []PostHook
-	parallel  int
-	grace     time.Duration
-	preview   int
-	disabled  func(ctx context.Context) (map[string]bool, error)
-	resultDir string
-	meta      map[string]*record // tool_search, tool_inspect, tool_invoke, tool_read_result
-	invoke    *record
-	readDef   Definition
-	readTok   int
+	reg         *Registry
+	perm        Permission
+	pre         []PreHook
+	post        []PostHook
+	parallel    int
+	grace       time.Duration
+	preview     int
+	disabled    func(ctx context.Context) (map[string]bool, error)
+	resultDir   string
+	meta        map[string]*record // tool_search, tool_inspect, tool_invoke, tool_read_result
+	invoke      *record
+	readDef     Definition
+	readTok     int
+	readTokOnce sync.Once
 
 	mu      sync.Mutex
 	ledger  map[string]map[string]bool // session → wire names inspected
@@ -125,7 +126,7 @@ func (p *Pipeline) Select(ctx context.Context, scope Scope) (Selection, error) {
 	sel := p.reg.SelectActive(scope)
 	if scope.Model.SupportsTools && p.hasSpills(scope.SessionID) {
 		sel.Tools = append(sel.Tools, p.readDef)
-		sel.ToolTokens += p.readTok
+		sel.ToolTokens += p.readTokens()
 		slices.SortFunc(sel.Tools, func(a, b Definition) int { return cmp.Compare(a.Name, b.Name) })
 	}
 	return sel, nil
