@@ -80,15 +80,7 @@ func TestApprovalThroughTheWholeBackend(t *testing.T) {
 	s := open(t, t.TempDir(), &runs)
 	defer s.Close()
 	ctx := context.Background()
-	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
-		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := fileSession(t, s, srv)
 	srv.Enqueue(
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "file_write", Arguments: `{"path":"notes.txt"}`}}},
 		llmtest.Reply{Text: "Done."},
@@ -128,12 +120,7 @@ func TestPendingApprovalSurvivesRestart(t *testing.T) {
 	var runs atomic.Int32
 	s := open(t, dir, &runs)
 	ctx := context.Background()
-	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
-		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, _ := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	sess := fileSession(t, s, srv)
 	srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "file_write", Arguments: `{"path":"a.txt"}`}}})
 	if _, err := s.Chat.SendMessage(ctx, sess.ID, "write a"); err != nil {
 		t.Fatal(err)
@@ -181,12 +168,7 @@ func TestDisabledToolIsNotOffered(t *testing.T) {
 	s := open(t, t.TempDir(), &runs)
 	defer s.Close()
 	ctx := context.Background()
-	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
-		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, _ := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	sess := fileSession(t, s, srv)
 	ask := func() []string {
 		srv.Enqueue(llmtest.Reply{Text: "ok"})
 		if _, err := s.Chat.SendMessage(ctx, sess.ID, "hi"); err != nil {
@@ -215,4 +197,21 @@ func TestDisabledToolIsNotOffered(t *testing.T) {
 	if got := ask(); len(got) != 1 {
 		t.Fatalf("re-enabled tool not offered: %v", got)
 	}
+}
+
+// fileSession adds a provider on the fake model server and a session with the file
+// toolset, where gatedTool lives.
+func fileSession(t *testing.T, s *Services, srv *llmtest.Server) chat.Session {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.Providers.Save(ctx, llm.ProviderInput{Name: "Fake", BaseURL: srv.URL, APIKey: "sk-test-000000",
+		Models: []llm.Model{{ID: "m", SupportsTools: true, ContextWindow: 32000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Chat.CreateSession(ctx, chat.SessionInput{ProviderID: p.ID, Model: "m", Toolsets: []string{"file"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
 }
