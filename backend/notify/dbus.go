@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/godbus/dbus/v5"
 )
 
@@ -13,7 +14,11 @@ type DBus struct{ AppName string }
 
 // Notify calls org.freedesktop.Notifications.Notify.
 func (d DBus) Notify(ctx context.Context, title, body string) error {
-	conn, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
+	addr, err := sessionbus.Address() // never dbus-launch a bus of our own
+	if err != nil {
+		return fmt.Errorf("notifications: %w", err)
+	}
+	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("no session bus for notifications: %w", err)
 	}

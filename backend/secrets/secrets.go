@@ -14,12 +14,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/zalando/go-keyring"
 )
@@ -70,6 +72,8 @@ type Store struct {
 type Options struct {
 	Force        string
 	ProbeTimeout time.Duration
+
+	sessionBus func() (string, error) // sessionbus.Address; tests replace it
 }
 
 // Open probes the OS keyring and falls back to the file.
@@ -88,13 +92,29 @@ func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, op
 		if timeout == 0 {
 			timeout = 3 * time.Second
 		}
-		if err := probe(ctx, kr, timeout); err != nil {
+		if err := usesSessionBus(opt.sessionBus); err != nil {
+			s.be, s.kind, s.note = fb, BackendFile, "no usable system keyring: "+err.Error()
+		} else if err := probe(ctx, kr, timeout); err != nil {
 			s.be, s.kind, s.note = fb, BackendFile, err.Error()
 		} else {
 			s.be, s.kind = kr, BackendKeyring
 		}
 	}
 	return s
+}
+
+// usesSessionBus checks, where go-keyring speaks to the Secret Service over D-Bus, that a
+// session bus exists: without one godbus would start a dbus-daemon (and D-Bus activation a
+// gnome-keyring-daemon) that outlive cairn.
+func usesSessionBus(find func() (string, error)) error {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return nil
+	}
+	if find == nil {
+		find = sessionbus.Address
+	}
+	_, err := find()
+	return err
 }
 
 func shortHash(s string) string {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/cairn-app/cairn/backend/store"
 )
 
@@ -144,4 +147,28 @@ func TestMask(t *testing.T) {
 			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestNoSessionBusFallsBackAtOnce: with no D-Bus session bus Cairn neither starts one
+// (godbus would run dbus-launch) nor waits for the probe; it keeps keys in the file and
+// says why.
+func TestNoSessionBusFallsBackAtOnce(t *testing.T) {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		t.Fatalf("the keyring of %s does not use D-Bus; this test is for the others", runtime.GOOS)
+	}
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	asked := 0
+	none := func() (string, error) { asked++; return "", sessionbus.ErrNone }
+	bus := events.NewBus()
+	s := Open(context.Background(), dir, db, bus, Options{sessionBus: none})
+	kind, note := s.Backend()
+	if kind != BackendFile || asked != 1 || !strings.Contains(note, "D-Bus session bus") {
+		t.Fatalf("backend %q note %q (asked %d), want the file with the reason", kind, note, asked)
+	}
+	exercise(t, s, bus, dir)
 }
