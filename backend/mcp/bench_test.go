@@ -69,7 +69,7 @@ func BenchmarkEcho(b *testing.B) {
 		b.Run("transport="+tr.name+"/path=raw-go-sdk", func(b *testing.B) {
 			ctx := context.Background()
 			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-			cs, err := c.Connect(ctx, tr.raw(), &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+			cs, err := c.Connect(ctx, tr.raw(), &mcp.ClientSessionOptions{ProtocolVersion: LegacyProtocolVersion})
 			if err != nil {
 				b.Fatal(err)
 			}

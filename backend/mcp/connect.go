@@ -23,11 +23,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ProtocolVersion is what Cairn sends in initialize. go-sdk's default (2026-07-28) first
-// probes with server/discover, a round trip every current server answers with an error;
-// asking for 2025-11-25 goes straight to initialize, and a server still answers with the
-// version it speaks (older ones negotiate down).
-const ProtocolVersion = "2025-11-25"
+// LegacyProtocolVersion is the newest version negotiated with the initialize handshake.
+// go-sdk's default (2026-07-28, SEP-2575) first probes with server/discover, a round
+// trip that most servers of today answer with an error before the initialize that
+// follows. Cairn offers the probe on first contact (so a server that speaks the newer
+// protocol gets it) and remembers the answer in the tool cache: a server that chose
+// initialize is asked with this version directly for reprobeAfter, then offered the
+// probe again in case it was upgraded.
+const LegacyProtocolVersion = "2025-11-25"
+
+// modernProtocolVersion is the first version negotiated through server/discover.
+const modernProtocolVersion = "2026-07-28"
+
+// reprobeAfter is how long a server that answered server/discover with an error is
+// spared the probe.
+const reprobeAfter = 7 * 24 * time.Hour
 
 // conn is one live session with a server.
 type conn struct {
@@ -57,22 +67,18 @@ type resolved struct {
 	headers map[string]string
 }
 
-// dial connects to a server: starts the process or opens the HTTP session, runs
-// initialize, and classifies failures into the apperr codes a user can act on.
+// dial connects to a server: starts the process or opens the HTTP session, negotiates
+// the protocol (see LegacyProtocolVersion), and classifies failures into the apperr
+// codes a user can act on.
 func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, error) {
-	client := m.newClient(s, rc.Server)
-	opts := &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion}
-	var c *conn
-	var err error
-	switch rc.Transport {
-	case TransportStdio:
-		c, err = m.dialStdio(ctx, s, client, opts, rc)
-	case TransportHTTP, TransportSSE:
-		c, err = m.dialHTTP(ctx, s, client, opts, rc)
-	case TransportBuiltin:
-		c, err = m.dialBuiltin(ctx, s, client, opts)
-	default:
-		err = invalid(fmt.Sprintf("unknown transport %q", rc.Transport))
+	probe := rc.Transport != TransportBuiltin && m.shouldProbe(ctx, s.id)
+	c, err := m.dialOnce(ctx, s, rc, probe)
+	if err != nil && probe && retryWithoutProbe(err) {
+		// A server that mishandles a request before initialize (some exit, some close
+		// the session) still gets a clean initialize-only connection, and is not probed
+		// again for reprobeAfter.
+		s.log.Eventf("connecting with server/discover failed (%v); trying initialize only", err)
+		c, err = m.dialOnce(ctx, s, rc, false)
 	}
 	if err != nil {
 		return nil, err
@@ -84,7 +90,51 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 			c.info.Name, c.info.Title, c.info.Version = res.ServerInfo.Name, res.ServerInfo.Title, res.ServerInfo.Version
 		}
 	}
+	if probe {
+		c.info.ProbedAt = m.now().UnixMilli()
+	} else if cat, ok, _ := m.db.cache(ctx, s.id); ok {
+		c.info.ProbedAt = cat.ServerInfo.ProbedAt
+	}
 	return c, nil
+}
+
+// shouldProbe says whether to offer server/discover: on first contact, to a server that
+// negotiated the newer protocol last time, and again reprobeAfter since the last offer.
+func (m *Manager) shouldProbe(ctx context.Context, id string) bool {
+	cat, ok, err := m.db.cache(ctx, id)
+	if err != nil || !ok || cat.ServerInfo.ProtocolVersion == "" || cat.ServerInfo.ProtocolVersion >= modernProtocolVersion {
+		return true
+	}
+	return m.now().Sub(time.UnixMilli(cat.ServerInfo.ProbedAt)) >= reprobeAfter
+}
+
+// retryWithoutProbe reports whether a connect that offered server/discover failed in a
+// way an initialize-only connect may not (not a timeout, sign-in, refusal or a missing
+// command, which would fail the same way again).
+func retryWithoutProbe(err error) bool {
+	var ae *apperr.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.Code == apperr.MCPConnectFailed || ae.Code == apperr.MCPExited
+}
+
+func (m *Manager) dialOnce(ctx context.Context, s *server, rc resolved, probe bool) (*conn, error) {
+	client := m.newClient(s, rc.Server)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: LegacyProtocolVersion}
+	if probe {
+		opts.ProtocolVersion = "" // go-sdk's newest: server/discover, then initialize
+	}
+	switch rc.Transport {
+	case TransportStdio:
+		return m.dialStdio(ctx, s, client, opts, rc)
+	case TransportHTTP, TransportSSE:
+		return m.dialHTTP(ctx, s, client, opts, rc)
+	case TransportBuiltin:
+		return m.dialBuiltin(ctx, s, client, opts)
+	default:
+		return nil, invalid(fmt.Sprintf("unknown transport %q", rc.Transport))
+	}
 }
 
 // ElicitFunc answers one elicitation/create request of the server with id serverID:
@@ -243,8 +293,9 @@ func (w stdioWriter) Close() error                { return w.t.p.Stop(w.t.grace)
 // --- HTTP ---
 
 // httpTap adds the server's headers to every request and records the status of the
-// first POST (the initialize request): go-sdk reports it only inside an error string.
-// With anyMethod it records the first response of any method (SSE: the stream's GET).
+// initialize request, which go-sdk reports only inside an error string: the last POST
+// while connecting. With anyMethod it records the first response of any method (SSE: the
+// stream's GET).
 type httpTap struct {
 	base      http.RoundTripper
 	headers   map[string]string
@@ -262,9 +313,11 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
-	if (req.Method == http.MethodPost || t.anyMethod) && resp != nil {
+	if resp != nil && (t.anyMethod || req.Method == http.MethodPost) {
 		t.mu.Lock()
-		if t.initStatus == 0 {
+		// SSE: the stream's GET decides. Streamable HTTP: the last POST, which is the
+		// initialize when a server/discover probe went before it.
+		if t.initStatus == 0 || !t.anyMethod {
 			t.initStatus = resp.StatusCode
 		}
 		t.mu.Unlock()

@@ -77,6 +77,8 @@ type Options struct {
 	ShellTimeout time.Duration
 	// LogLines is the size of each server's in-memory log (logring.DefaultCapacity).
 	LogLines int
+	// Now is the clock for protocol re-probes (time.Now); tests move it.
+	Now func() time.Time
 }
 
 // Config is what New needs.
@@ -286,6 +288,13 @@ func (m *Manager) goBackground(f func()) bool {
 		f()
 	}()
 	return true
+}
+
+func (m *Manager) now() time.Time {
+	if m.opt.Now != nil {
+		return m.opt.Now()
+	}
+	return time.Now()
 }
 
 func (m *Manager) get(id string) (*server, error) {

@@ -168,6 +168,9 @@ type ServerInfo struct {
 	Title           string `json:"title,omitempty"`
 	Version         string `json:"version,omitempty"`
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// ProbedAt (Unix ms) is when Cairn last offered server/discover to this server; see
+	// LegacyProtocolVersion.
+	ProbedAt int64 `json:"probedAt,omitempty"`
 }
 
 // cache returns the cached catalog; ok is false when the server was never warmed.
