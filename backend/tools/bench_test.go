@@ -137,3 +137,39 @@ func BenchmarkDefinitionTokens100(b *testing.B) {
 	b.ReportMetric(float64(folded), "tokens-folded")
 	b.ReportMetric(100*float64(unfolded-folded)/float64(unfolded), "%-saved")
 }
+
+// BenchmarkRunBatchOverhead is the pipeline's own cost per call (lookup, argument
+// validation against the schema, permission, execution with its deadline, result
+// mapping) around a tool that answers at once, in a pool of 500: what Cairn adds to an
+// MCP call before the transport.
+func BenchmarkRunBatchOverhead(b *testing.B) {
+	r := tools.NewRegistry()
+	for s := 0; s < 5; s++ {
+		id := fmt.Sprintf("server-%d", s)
+		if err := r.ReplaceNamespace(tools.MCPNamespace(id), toolstest.MCPLike(id, fmt.Sprintf("Server %d", s), 100)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	echo := tools.Entry{
+		Name: tools.MCPName("srv", "Bench", "echo"), Namespace: tools.MCPNamespace("srv"), Description: "Echoes",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`),
+		ReadOnly:    true,
+		Execute: func(_ context.Context, args json.RawMessage, _ func(tools.Progress)) (tools.Result, error) {
+			return tools.Result{Content: "Echo: ping"}, nil
+		},
+	}
+	if err := r.ReplaceNamespace(tools.MCPNamespace("srv"), []tools.Entry{echo}); err != nil {
+		b.Fatal(err)
+	}
+	p := tools.NewPipeline(r, tools.Options{DataDir: b.TempDir()})
+	scope := tools.Scope{SessionID: "bench", Toolsets: []string{"mcp"}, Model: tools.ModelCaps{SupportsTools: true, ContextWindow: 128000}}
+	call := []tools.Call{{ID: "c", Name: echo.Name, Arguments: `{"message":"ping"}`, SessionID: "bench", Scope: scope}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out := p.RunBatch(ctx, call, nil)
+		if out[0].Status != tools.StatusResult || out[0].Content != "Echo: ping" {
+			b.Fatalf("outcome %+v", out[0])
+		}
+	}
+}

@@ -406,11 +406,9 @@ func (p *Pipeline) runInvoke(ctx context.Context, call Call, v any, emit func(Pr
 			withReason("meta tools are called directly")
 	}
 	scope := p.scopeFor(call)
-	pool := p.reg.active(scope)
-	rec := resolve(pool, name)
+	rec := p.reg.find(scope, name)
 	if rec == nil {
-		o := p.notFound(name, pool, scope)
-		return o
+		return p.notFound(name, p.reg.active(scope), scope)
 	}
 	target := rec.def.Name
 	if rec.entry.NeedsApproval {

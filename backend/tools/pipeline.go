@@ -206,10 +206,9 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 
 	// 1. Look up (wire name, then aliases) among the tools of the call's scope.
 	scope := p.scopeFor(call)
-	pool := p.reg.active(scope)
-	rec := p.lookup(pool, call.Name)
+	rec := p.lookup(scope, call.Name)
 	if rec == nil {
-		return p.notFound(call.Name, pool, scope)
+		return p.notFound(call.Name, p.reg.active(scope), scope)
 	}
 	e := rec.entry
 	kind := e.progressKind()
@@ -381,19 +380,19 @@ func (p *Pipeline) revalidate(rec *record, args json.RawMessage) (string, bool) 
 	return validateArgs(rec.schema, v)
 }
 
-// lookup resolves meta tools first (their names are reserved), then the scope's pool.
-func (p *Pipeline) lookup(pool []*record, name string) *record {
+// lookup resolves meta tools first (their names are reserved), then the scope's tools.
+func (p *Pipeline) lookup(scope Scope, name string) *record {
 	if rec, ok := p.meta[name]; ok {
 		return rec
 	}
-	return resolve(pool, name)
+	return p.reg.find(scope, name)
 }
 
 // concurrencySafe says whether a call may run alongside its neighbours. tool_invoke
 // inherits its target's flag.
 func (p *Pipeline) concurrencySafe(call Call) bool {
-	pool := p.reg.active(p.scopeFor(call))
-	rec := p.lookup(pool, call.Name)
+	scope := p.scopeFor(call)
+	rec := p.lookup(scope, call.Name)
 	if rec == p.invoke {
 		var a struct {
 			Name string `json:"name"`
@@ -401,7 +400,7 @@ func (p *Pipeline) concurrencySafe(call Call) bool {
 		if json.Unmarshal([]byte(call.Arguments), &a) != nil {
 			return false
 		}
-		rec = resolve(pool, a.Name)
+		rec = p.reg.find(scope, a.Name)
 	}
 	return rec != nil && rec.entry.ConcurrencySafe && !rec.entry.NeedsApproval
 }

@@ -243,6 +243,26 @@ func applies(e *Entry, s Scope) (ok bool) {
 	return e.Applies(s)
 }
 
+// find is resolve(r.active(scope), name) without building the pool: a call looks up one
+// name, and filtering every registered tool per call cost more than the call itself.
+func (r *Registry) find(scope Scope, name string) *record {
+	snap := r.snapshot()
+	if !scope.Disabled[name] {
+		i, _ := slices.BinarySearchFunc(snap, name, func(rec *record, n string) int { return cmp.Compare(rec.def.Name, n) })
+		for ; i < len(snap) && snap[i].def.Name == name; i++ {
+			if applies(snap[i].entry, scope) {
+				return snap[i]
+			}
+		}
+	}
+	for _, rec := range r.active(scope) { // aliases: rare, and only when the name missed
+		if slices.Contains(rec.entry.Aliases, name) {
+			return rec
+		}
+	}
+	return nil
+}
+
 // resolve finds a record by wire name (binary search on the sorted pool), then by alias.
 func resolve(pool []*record, name string) *record {
 	i, found := slices.BinarySearchFunc(pool, name, func(rec *record, n string) int { return cmp.Compare(rec.def.Name, n) })
