@@ -7,9 +7,10 @@
 #     than the TS client on every transport.
 #   - start-up (New + Start) with 0 vs 20 configured servers (5 of them dead); goal: no
 #     measurable difference.
-# The echo benchmark runs MCP_COUNT times (default 5); go test runs the paths in turn each
-# time (TS SDK, raw go-sdk, Cairn per transport), so background load falls on all of them,
-# and the table shows the median of the runs per path.
+# The echo benchmark runs MCP_COUNT times (default 5), each run all paths in turn (TS SDK,
+# raw go-sdk, Cairn per transport), so background load falls on all of them alike; the
+# table shows the median of the runs per path. (go test -count would repeat each path
+# back to back instead.)
 # Env: MCP_N (default 1000 calls), MCP_COUNT (5), GOFLAGS passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,11 @@ mkdir -p "$out"
 n=${MCP_N:-1000}
 count=${MCP_COUNT:-5}
 
-go test -run '^$' -bench '^BenchmarkEcho$' -benchtime "${n}x" -count "$count" ./backend/mcp/ | tee "$out/mcp-echo.txt"
+go test -c -o "$out/mcp.test" ./backend/mcp/
+: >"$out/mcp-echo.txt"
+for _ in $(seq "$count"); do
+	(cd backend/mcp && "../../$out/mcp.test" -test.run '^$' -test.bench '^BenchmarkEcho$' -test.benchtime "${n}x") | tee -a "$out/mcp-echo.txt"
+done
 go test -run '^$' -bench '^BenchmarkStartup$' -benchtime 200x ./backend/mcp/ | tee "$out/mcp-startup.txt"
 
 # metric NAME-SUFFIX UNIT: median value of UNIT over the benchmark lines ending in NAME-SUFFIX

@@ -268,6 +268,7 @@ func (m *Manager) Close() error {
 			defer wg.Done()
 			s.retire()
 			_ = s.log.Close()
+			s.live.close()
 		}()
 	}
 	wg.Wait()

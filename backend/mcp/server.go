@@ -13,9 +13,10 @@ import (
 // server is the runtime of one configured server: its config, its live connection (at
 // most one), its state and its log.
 type server struct {
-	m   *Manager
-	id  string
-	log *logring.Ring
+	m    *Manager
+	id   string
+	log  *logring.Ring
+	live *liveLog // what of the log the windows see live
 
 	mu          sync.Mutex
 	cfg         Server
@@ -50,13 +51,13 @@ func (m *Manager) newServer(cfg Server) *server {
 	if !cfg.Enabled {
 		s.state = StateDisabled
 	}
-	s.log = logring.New(m.opt.LogLines, m.logPath(cfg.ID), func(l logring.Line) {
-		m.publish(TypeLog, LogEvent{ServerID: cfg.ID, Line: l})
-	})
+	s.live = newLiveLog(func(l logring.Line) { m.publish(TypeLog, LogEvent{ServerID: cfg.ID, Line: l}) })
+	s.log = logring.New(m.opt.LogLines, m.logPath(cfg.ID), s.live.add)
 	return s
 }
 
-// LogEvent is one new log line of a server, broadcast on topic mcp.
+// LogEvent is one new log line of a server, broadcast on topic mcp (at most liveLogBurst
+// a second per server; see liveLog).
 type LogEvent struct {
 	ServerID string       `json:"serverId"`
 	Line     logring.Line `json:"line"`

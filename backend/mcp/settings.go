@@ -265,6 +265,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	delete(m.servers, id)
 	m.mu.Unlock()
 	_ = s.log.Close()
+	s.live.close()
 	m.syncServer(ctx, id)
 	m.publish(TypeServerRemoved, map[string]string{"id": id})
 	return nil
