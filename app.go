@@ -14,6 +14,9 @@ type App struct {
 	ctx     context.Context
 	s       *service.Services
 	desktop bool
+	// chooseSavePath asks the user where to save a file (the desktop window's native
+	// dialog; "" when cancelled). Nil in `cairn serve`, where the browser saves downloads.
+	chooseSavePath func(ctx context.Context, defaultName string) (string, error)
 }
 
 // NewApp returns the facade over the services.

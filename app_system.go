@@ -1,6 +1,11 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
 	"github.com/cairn-app/cairn/backend/secrets"
@@ -46,3 +51,60 @@ func (a *App) DeleteSecret(name string) error { return a.s.Secrets.Delete(a.ctx,
 // while it keeps it), so a waiting approval raises an OS notification only when nobody
 // is looking.
 func (a *App) WindowFocus(window string, focused bool) { a.s.Presence.Set(window, focused) }
+
+// SaveTextFile lets the desktop window save an export (MCP servers, the audit log) where
+// the user chooses, with a native dialog: the webview has no download UI of its own. It
+// returns the path written, or "" when the user cancelled. The file is private to the
+// user (0600): an export may carry secrets.
+func (a *App) SaveTextFile(defaultName, content string) (string, error) {
+	if a.chooseSavePath == nil {
+		return "", apperr.New(apperr.FileSaveFailed, "save %s: no file dialog here", defaultName).
+			WithParam("path", defaultName).WithParam("message", "only the desktop window saves files; the browser downloads them")
+	}
+	path, err := a.chooseSavePath(a.ctx, defaultName)
+	if err != nil || path == "" {
+		if err != nil {
+			return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
+		}
+		return "", nil
+	}
+	if err := writePrivate(path, []byte(content)); err != nil {
+		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save %s", path).WithParam("path", path).WithParam("message", errMessage(err))
+	}
+	return path, nil
+}
+
+// writePrivate writes through a temporary file in the same directory and renames it, so
+// a failed save never leaves a truncated file where an old one was.
+func writePrivate(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o600)); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// errMessage is an error without Go's "open /path:" prefix, for a message that already
+// names the path.
+func errMessage(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/server"
 )
 
@@ -63,5 +66,55 @@ func TestFrontendCallsOnlyExistingMethods(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("found no calls in the API wrappers; the pattern is out of date")
+	}
+}
+
+// TestSaveTextFile: the desktop's save goes where the dialog says, private to the user,
+// replacing an old file only once the new one is complete; a cancelled dialog saves
+// nothing; a failed write or a window without a dialog gives file_save_failed.
+func TestSaveTextFile(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(existing, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		chooser  func(context.Context, string) (string, error)
+		wantPath string
+		wantCode apperr.Code
+	}{
+		{"saved", func(_ context.Context, n string) (string, error) { return filepath.Join(dir, n), nil }, filepath.Join(dir, "mcp.json"), ""},
+		{"replaces", func(context.Context, string) (string, error) { return existing, nil }, existing, ""},
+		{"cancelled", func(context.Context, string) (string, error) { return "", nil }, "", ""},
+		{"dialog failed", func(context.Context, string) (string, error) { return "", errors.New("no portal") }, "", apperr.FileSaveFailed},
+		{"unwritable", func(context.Context, string) (string, error) { return filepath.Join(dir, "missing", "x.json"), nil }, "", apperr.FileSaveFailed},
+		{"no dialog (serve)", nil, "", apperr.FileSaveFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &App{ctx: context.Background(), chooseSavePath: tc.chooser}
+			path, err := a.SaveTextFile("mcp.json", `{"mcpServers":{}}`)
+			if tc.wantCode != "" {
+				if !apperr.Is(err, tc.wantCode) || path != "" {
+					t.Fatalf("got %q, %v; want %s", path, err, tc.wantCode)
+				}
+				return
+			}
+			if err != nil || path != tc.wantPath {
+				t.Fatalf("got %q, %v; want %q", path, err, tc.wantPath)
+			}
+			if path == "" {
+				return
+			}
+			b, err := os.ReadFile(path)
+			st, serr := os.Stat(path)
+			if err != nil || serr != nil || string(b) != `{"mcpServers":{}}` || st.Mode().Perm() != 0o600 {
+				t.Fatalf("file %q mode %v: %v %v", b, st.Mode().Perm(), err, serr)
+			}
+		})
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Fatalf("temporary files left behind: %v", left)
 	}
 }

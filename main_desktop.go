@@ -34,6 +34,9 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	}
 	defer s.Close()
 	app := NewApp(ctx, s, true)
+	app.chooseSavePath = func(ctx context.Context, name string) (string, error) {
+		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
+	}
 	err = wails.Run(&options.App{
 		Title:     "Cairn",
 		Width:     1200,

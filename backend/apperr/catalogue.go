@@ -102,9 +102,11 @@ const (
 	MCPServerExists    Code = "mcp_server_exists"
 	MCPServerInvalid   Code = "mcp_server_invalid"
 	MCPImportInvalid   Code = "mcp_import_invalid"
+	FileSaveFailed     Code = "file_save_failed"
 )
 
 var catalogue = map[Code]def{
+	FileSaveFailed:   {action: retry},
 	Unknown:          {},
 	Internal:         {},
 	InvalidArgument:  {},
