@@ -199,15 +199,50 @@ func (m *Manager) syncAll(ctx context.Context) {
 	for id := range m.servers {
 		ids = append(ids, id)
 	}
+	reg := m.reg
 	m.mu.Unlock()
+	if reg == nil || len(ids) == 0 {
+		return
+	}
+	// Two queries for all servers: start-up must not grow with the number configured.
+	cats, err := m.db.caches(ctx)
+	if err != nil {
+		return
+	}
+	prefs, err := m.db.allPrefs(ctx)
+	if err != nil {
+		return
+	}
 	for _, id := range ids {
-		m.syncServer(ctx, id)
+		cat, ok := cats[id]
+		m.syncFrom(id, cat, ok, prefs[id])
 	}
 }
 
 // syncServer makes the registry's namespace mcp:<id> hold exactly the server's enabled
 // cached tools (idempotent; a disabled or deleted server's namespace is emptied).
 func (m *Manager) syncServer(ctx context.Context, id string) {
+	m.mu.Lock()
+	reg := m.reg
+	m.mu.Unlock()
+	if reg == nil {
+		return
+	}
+	cat, ok, err := m.db.cache(ctx, id)
+	if err != nil {
+		return
+	}
+	var prefs map[string]toolPref
+	if ok {
+		if prefs, err = m.db.prefs(ctx, id); err != nil {
+			return
+		}
+	}
+	m.syncFrom(id, cat, ok, prefs)
+}
+
+// syncFrom is syncServer with the server's cache and preferences already read.
+func (m *Manager) syncFrom(id string, cat catalog, cached bool, prefs map[string]toolPref) {
 	m.mu.Lock()
 	reg := m.reg
 	s := m.servers[id]
@@ -222,18 +257,8 @@ func (m *Manager) syncServer(ctx context.Context, id string) {
 	}
 	cfg := s.config()
 	var entries []tools.Entry
-	if cfg.Enabled {
-		cat, ok, err := m.db.cache(ctx, id)
-		if err != nil {
-			return
-		}
-		if ok {
-			prefs, err := m.db.prefs(ctx, id)
-			if err != nil {
-				return
-			}
-			entries = m.entries(cfg, cat, prefs)
-		}
+	if cfg.Enabled && cached {
+		entries = m.entries(cfg, cat, prefs)
 	}
 	if err := reg.ReplaceNamespace(ns, entries); err != nil {
 		s.log.Eventf("some tools could not be offered to the model: %v", err)

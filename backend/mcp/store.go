@@ -175,19 +175,40 @@ type ServerInfo struct {
 
 // cache returns the cached catalog; ok is false when the server was never warmed.
 func (d db) cache(ctx context.Context, id string) (catalog, bool, error) {
-	var c catalog
-	var toolsJSON, info string
-	err := d.QueryRowContext(ctx, "SELECT tools, instructions, server_info, refreshed_at FROM mcp_tool_cache WHERE server_id = ?", id).
-		Scan(&toolsJSON, &c.Instructions, &info, &c.RefreshedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, false, nil
+	all, err := d.caches(ctx, id)
+	c, ok := all[id]
+	return c, ok, err
+}
+
+// caches returns the cached catalogs of the servers given, or of all when none is given:
+// start-up reads every server's in one query.
+func (d db) caches(ctx context.Context, ids ...string) (map[string]catalog, error) {
+	q := "SELECT server_id, tools, instructions, server_info, refreshed_at FROM mcp_tool_cache"
+	var args []any
+	if len(ids) == 1 {
+		q += " WHERE server_id = ?"
+		args = append(args, ids[0])
 	}
+	rows, err := d.QueryContext(ctx, q, args...)
 	if err != nil {
-		return c, false, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
+		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
 	}
-	_ = json.Unmarshal([]byte(toolsJSON), &c.Tools)
-	_ = json.Unmarshal([]byte(info), &c.ServerInfo)
-	return c, true, nil
+	defer rows.Close()
+	out := map[string]catalog{}
+	for rows.Next() {
+		var id, toolsJSON, info string
+		var c catalog
+		if err := rows.Scan(&id, &toolsJSON, &c.Instructions, &info, &c.RefreshedAt); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
+		}
+		_ = json.Unmarshal([]byte(toolsJSON), &c.Tools)
+		_ = json.Unmarshal([]byte(info), &c.ServerInfo)
+		out[id] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
+	}
+	return out, nil
 }
 
 func (d db) putCache(ctx context.Context, id string, c catalog) error {
@@ -216,22 +237,43 @@ type toolPref struct {
 }
 
 func (d db) prefs(ctx context.Context, id string) (map[string]toolPref, error) {
-	rows, err := d.QueryContext(ctx, "SELECT tool, enabled, approval FROM mcp_tool_prefs WHERE server_id = ?", id)
+	all, err := d.allPrefs(ctx, id)
+	if p := all[id]; p != nil || err != nil {
+		return p, err
+	}
+	return map[string]toolPref{}, nil
+}
+
+// allPrefs returns the tool preferences of the servers given (all when none is given),
+// by server id.
+func (d db) allPrefs(ctx context.Context, ids ...string) (map[string]map[string]toolPref, error) {
+	q := "SELECT server_id, tool, enabled, approval FROM mcp_tool_prefs"
+	var args []any
+	if len(ids) == 1 {
+		q += " WHERE server_id = ?"
+		args = append(args, ids[0])
+	}
+	rows, err := d.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
 	}
 	defer rows.Close()
-	out := map[string]toolPref{}
+	out := map[string]map[string]toolPref{}
 	for rows.Next() {
-		var name string
+		var id, name, ap string
 		var en int
-		var ap string
-		if err := rows.Scan(&name, &en, &ap); err != nil {
+		if err := rows.Scan(&id, &name, &en, &ap); err != nil {
 			return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
 		}
-		out[name] = toolPref{Enabled: en != 0, Approval: Approval(ap)}
+		if out[id] == nil {
+			out[id] = map[string]toolPref{}
+		}
+		out[id][name] = toolPref{Enabled: en != 0, Approval: Approval(ap)}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
+	}
+	return out, nil
 }
 
 func (d db) setPref(ctx context.Context, id, tool string, p toolPref) error {
