@@ -22,6 +22,7 @@ type ReadyInfo struct {
 // Ready is called once by every window when its first screen is up.
 func (a *App) Ready(window string) (ReadyInfo, error) {
 	a.s.Log.Info("frontend ready", "window", window)
+	a.s.FrontendReady()
 	return ReadyInfo{Info: buildinfo.Get(), DataDir: a.s.DataDir, Desktop: a.desktop}, nil
 }
 

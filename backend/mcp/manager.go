@@ -79,6 +79,8 @@ type Options struct {
 	LogLines int
 	// Now is the clock for protocol re-probes (time.Now); tests move it.
 	Now func() time.Time
+	// WarmStagger is the gap between the warmer's connects at Start (25 ms).
+	WarmStagger time.Duration
 }
 
 // Config is what New needs.
@@ -148,6 +150,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	opt.MaxRestarts = cmp.Or(opt.MaxRestarts, 5)
 	opt.StableAfter = cmp.Or(opt.StableAfter, 30*time.Second)
 	opt.ShellTimeout = cmp.Or(opt.ShellTimeout, 5*time.Second)
+	opt.WarmStagger = cmp.Or(opt.WarmStagger, 25*time.Millisecond)
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -242,9 +245,24 @@ func (m *Manager) Start() {
 	}
 	m.mu.Unlock()
 	slices.Sort(ids)
-	for _, id := range ids {
-		m.requestRefresh(id)
+	if len(ids) == 0 {
+		return
 	}
+	// One server after another, WarmStagger apart: twenty `npx` servers starting in the
+	// same instant would take the CPU from the window that is starting too. A server that
+	// hangs delays no other: each connects on its own.
+	m.goBackground(func() {
+		for i, id := range ids {
+			if i > 0 {
+				select {
+				case <-m.ctx.Done():
+					return
+				case <-time.After(m.opt.WarmStagger):
+				}
+			}
+			m.requestRefresh(id)
+		}
+	})
 }
 
 // Close stops every server (process groups included) and waits for background work.

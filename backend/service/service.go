@@ -4,11 +4,13 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
@@ -32,6 +34,9 @@ type Options struct {
 	// SecretsBackend forces "file" or "keyring"; empty probes the keyring
 	// (env CAIRN_SECRETS does the same).
 	SecretsBackend string
+	// WarmAfter is how long StartBackground waits for a window before the MCP warmer
+	// starts anyway (2 s).
+	WarmAfter time.Duration
 }
 
 // Services is the backend of one running Cairn.
@@ -62,7 +67,8 @@ type Services struct {
 	// browser, tokens in the keyring, renewal); MCP uses it for every HTTP server.
 	OAuth *oauth.Broker
 
-	closers []func() error
+	closers   []func() error
+	warmAfter time.Duration
 }
 
 // DefaultDataDir is the OS user config directory's "cairn", or CAIRN_DATA_DIR.
@@ -100,7 +106,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	bus := events.NewBus()
-	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus}
+	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus, warmAfter: cmp.Or(opt.WarmAfter, 2*time.Second)}
 	s.closers = append(s.closers, func() error { bus.Close(); return nil }, db.Close)
 	s.Settings = settings.New(db, bus)
 	s.Presence = notify.NewPresence(0)
@@ -156,9 +162,17 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 // anything, and OS notifications for approvals that wait while no window has the focus.
 // CLI commands do not call it, so they spawn nothing they do not use.
 func (s *Services) StartBackground(ctx context.Context) {
-	s.MCP.Start()
+	// The MCP warmer waits for the first window to be ready (FrontendReady), or
+	// warmAfter when none comes: starting the servers' processes competes for the CPU
+	// with the window's own start. Chats meanwhile use the cached tool lists.
+	t := time.AfterFunc(s.warmAfter, s.MCP.Start)
+	s.closers = append(s.closers, func() error { t.Stop(); return nil })
 	go notify.Watch(ctx, s.Bus, s.Presence, notify.DBus{AppName: "Cairn"}, s.Log)
 }
+
+// FrontendReady is called when a window has come up; the first call starts the MCP
+// warmer (see StartBackground). Later calls do nothing.
+func (s *Services) FrontendReady() { s.MCP.Start() }
 
 // Close releases everything in reverse order of opening.
 func (s *Services) Close() error {

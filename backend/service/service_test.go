@@ -11,7 +11,9 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/tools"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // gatedTool counts its runs; it needs approval, as a write or a shell command would.
@@ -214,4 +216,58 @@ func fileSession(t *testing.T, s *Services, srv *llmtest.Server) chat.Session {
 		t.Fatal(err)
 	}
 	return sess
+}
+
+// TestWarmerWaitsForTheFirstWindow: StartBackground leaves MCP servers alone until a
+// window is ready (so their processes do not compete with the window's start), and
+// starts them anyway when no window comes within WarmAfter.
+func TestWarmerWaitsForTheFirstWindow(t *testing.T) {
+	builtin := mcp.Builtin{ID: "clock", Name: "Clock", New: func() *mcpsdk.Server {
+		return mcpsdk.NewServer(&mcpsdk.Implementation{Name: "clock", Version: "1"}, nil)
+	}}
+	connected := func(s *Services) bool {
+		v, err := s.MCP.View(context.Background(), "clock")
+		return err == nil && v.Status.State == mcp.StateReady
+	}
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting: %s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	cases := []struct {
+		name      string
+		warmAfter time.Duration
+		ready     bool
+	}{
+		{"the first window starts it", time.Hour, true},
+		{"no window: it starts after WarmAfter", 100 * time.Millisecond, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(context.Background(), Options{DataDir: t.TempDir(), SecretsBackend: "file", WarmAfter: tc.warmAfter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.MCP.RegisterBuiltin(context.Background(), builtin); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s.StartBackground(ctx)
+			if tc.ready {
+				time.Sleep(200 * time.Millisecond) // long enough for a warmer that did not wait
+				if connected(s) {
+					t.Fatal("the warmer connected before any window was ready")
+				}
+				s.FrontendReady()
+			}
+			eventually("the built-in server connected", func() bool { return connected(s) })
+		})
+	}
 }
