@@ -1,52 +1,86 @@
 /// <reference types="vitest/config" />
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { defineConfig, type Plugin, type Rollup } from "vite";
-import react from "@vitejs/plugin-react";
+import { LANGUAGES, NAMESPACES } from "./src/i18n/languages";
 
 // `npm run dev` against a running `cairn serve`: CAIRN_API=http://127.0.0.1:PORT npm run dev
 // (open the dev page once with ?token=… so the auth cookie is set through the proxy).
 const api = process.env.CAIRN_API;
 
 /**
- * The chunks that run before the first frame: the entry (main.tsx) and the boot chunk with
- * everything it imports (React, i18next, the shell).
+ * The UI is written against React's API and types, and runs on Preact (preact/compat): the
+ * same components at a third of the code to download, compile and run before the first
+ * frame. Every import of React, ours and the libraries' (react-i18next, react-markdown,
+ * @tanstack/react-virtual, @testing-library/react), resolves to Preact through these.
+ */
+const preactAliases = [
+  { find: /^react$/, replacement: "preact/compat" },
+  { find: /^react-dom$/, replacement: "preact/compat" },
+  { find: /^react-dom\/client$/, replacement: "preact/compat/client" },
+  { find: /^react-dom\/test-utils$/, replacement: "preact/test-utils" },
+  { find: /^react\/jsx-runtime$/, replacement: "preact/jsx-runtime" },
+  { find: /^react\/jsx-dev-runtime$/, replacement: "preact/jsx-runtime" },
+  // react-i18next's shim for React < 18 (CommonJS): preact/compat has the hook itself.
+  { find: /^use-sync-external-store\/shim(\/index\.js)?$/, replacement: "preact/compat" },
+];
+
+/**
+ * The chunks that run before the first frame: the entry (main.tsx, which imports ./start,
+ * then ./boot with Preact, i18next and the shell) and every chunk it imports statically.
+ * Vite adds <link rel="modulepreload"> for those itself.
  */
 function startupChunks(bundle: Rollup.OutputBundle): Rollup.OutputChunk[] {
   const chunks = new Map(Object.values(bundle).flatMap((c) => (c.type === "chunk" ? [[c.fileName, c] as const] : [])));
-  const boot = [...chunks.values()].find((c) => c.moduleIds.some((id) => id.endsWith("/src/boot.tsx")));
-  if (!boot) throw new Error("no chunk holds src/boot.tsx");
-  const out = new Map([...chunks.values()].filter((c) => c.isEntry).map((c) => [c.fileName, c]));
-  const todo = [boot];
+  const todo = [...chunks.values()].filter((c) => c.isEntry);
+  const out = new Map<string, Rollup.OutputChunk>();
   for (let c = todo.pop(); c; c = todo.pop()) {
     if (out.has(c.fileName)) continue;
     out.set(c.fileName, c);
     for (const f of c.imports) if (chunks.has(f)) todo.push(chunks.get(f)!);
   }
+  if (![...out.values()].some((c) => c.moduleIds.some((id) => id.endsWith("/src/boot.tsx")))) {
+    throw new Error("src/boot.tsx is not among the entry's static imports: the first frame would wait for another request");
+  }
   return [...out.values()];
 }
 
 /**
- * main.tsx is a small entry that starts the backend calls and then imports ./boot. Vite
- * preloads only static imports, so this adds <link rel="modulepreload"> for the boot chunk
- * and its imports to index.html: they download (and compile off the main thread) while the
- * entry runs, instead of after it.
+ * Fails the build when React itself got into a chunk: npm installs react and react-dom as
+ * peers of the React libraries, and an import the aliases miss (a new library, a new
+ * subpath) would otherwise ship a second framework next to Preact without a word.
  */
-function preloadBoot(): Plugin {
+function noReact(): Plugin {
   return {
-    name: "cairn-preload-boot",
+    name: "cairn-no-react",
     apply: "build",
-    transformIndexHtml: {
-      order: "post",
-      handler(_html, ctx) {
-        if (!ctx.bundle) return [];
-        return startupChunks(ctx.bundle)
-          .filter((c) => !c.isEntry)
-          .map((c) => ({
-            tag: "link",
-            attrs: { rel: "modulepreload", crossorigin: true, href: `./${c.fileName}` },
-            injectTo: "head" as const,
-          }));
-      },
+    generateBundle(_opts, bundle) {
+      for (const c of Object.values(bundle)) {
+        if (c.type !== "chunk") continue;
+        const react = c.moduleIds.filter((id) => /[\\/]node_modules[\\/](react|react-dom|use-sync-external-store)[\\/]/.test(id));
+        if (react.length > 0) this.error(`${c.fileName} bundles React (${react.join(", ")}): add an alias in vite.config.ts`);
+      }
+    },
+  };
+}
+
+/**
+ * Writes locales/<lng>.json, every namespace of one language in one file (the shape of
+ * LocaleBundle), for `cairn serve` to put the window's strings into index.html
+ * (backend/server/page.go). The app itself loads a language as a chunk (i18n/languages.ts).
+ */
+function pageLocales(): Plugin {
+  return {
+    name: "cairn-page-locales",
+    apply: "build",
+    generateBundle() {
+      for (const lng of LANGUAGES) {
+        const bundle = Object.fromEntries(
+          NAMESPACES.map((ns) => [ns, JSON.parse(readFileSync(new URL(`./src/i18n/locales/${lng}/${ns}.json`, import.meta.url), "utf8"))]),
+        );
+        this.emitFile({ type: "asset", fileName: `locales/${lng}.json`, source: JSON.stringify(bundle) });
+      }
     },
   };
 }
@@ -88,7 +122,8 @@ function precompress(): Plugin {
       order: "post",
       handler(_opts, bundle) {
         for (const f of Object.values(bundle)) {
-          if (!/\.(js|css|svg|json)$/.test(f.fileName)) continue;
+          // locales/*.json go into index.html, never out as files of their own.
+          if (!/\.(js|css|svg|json)$/.test(f.fileName) || f.fileName.startsWith("locales/")) continue;
           const raw = Buffer.from(f.type === "chunk" ? f.code : f.source);
           if (raw.length < 1024) continue;
           const gz = gzipSync(raw, { level: 9 });
@@ -102,7 +137,10 @@ function precompress(): Plugin {
 
 export default defineConfig({
   // precompress last: it must see the final code of every chunk.
-  plugins: [react(), preloadBoot(), compileHints(), precompress()],
+  plugins: [noReact(), pageLocales(), compileHints(), precompress()],
+  resolve: { alias: preactAliases },
+  // JSX compiles to preact/jsx-runtime directly (tsconfig keeps React's JSX types).
+  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   // Relative asset URLs: the same build is served by Wails and by `cairn serve`.
   base: "./",
   build: {
@@ -120,6 +158,20 @@ export default defineConfig({
     setupFiles: ["./src/test/setup.ts"],
     css: false,
     restoreMocks: true,
+    // Its package.json sends Node to a CommonJS build that requires react-dom itself.
+    alias: [
+      {
+        find: /^@testing-library\/react$/,
+        replacement: fileURLToPath(new URL("./node_modules/@testing-library/react/dist/@testing-library/react.esm.js", import.meta.url)),
+      },
+    ],
+    // Run the React libraries through Vite, so that their imports of React meet the
+    // aliases above (Vitest otherwise hands node_modules to Node untransformed).
+    server: {
+      deps: {
+        inline: [/@testing-library\/react/, /react-i18next/, /react-markdown/, /@tanstack\/react-virtual/],
+      },
+    },
     // Room for the 5 s async waits of src/test/setup.ts on a loaded CI machine.
     testTimeout: 20_000,
   },

@@ -73,14 +73,14 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = "index.html"
 	}
-	if fs.ValidPath(name) && s.serveFile(w, r, name) {
+	if name != "index.html" && fs.ValidPath(name) && s.serveFile(w, r, name) {
 		return
 	}
 	if name != "index.html" && path.Ext(name) != "" && !strings.Contains(r.Header.Get("Accept"), "text/html") {
 		http.NotFound(w, r)
 		return
 	}
-	if !s.serveFile(w, r, "index.html") {
+	if !s.servePage(w, r) && !s.serveFile(w, r, "index.html") {
 		writePage(w, http.StatusServiceUnavailable, pageNotBuilt)
 	}
 }

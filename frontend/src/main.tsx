@@ -1,40 +1,19 @@
-// Start-up in two steps, so that the backend answers while the UI code is still loading:
-// this small entry module asks for the settings snapshot, announces the window and fetches
-// the locale; ./boot (React, i18next and the shell, preloaded by index.html) then renders.
-// Keep React and i18next out of this file's imports: they would make the entry big again.
-import { createClient } from "./api/client";
-import { LANGUAGE_KEY } from "./api/settings";
-import { detectTransport } from "./api/transport";
-import { LOCALES, resolveLanguage } from "./i18n/languages";
-import { reportFocus } from "./shell/focusReporter";
-import { windowId } from "./shell/windowId";
+// Start-up: ./start (first: it must run before the UI code is evaluated) asks for the
+// settings snapshot and announces the window; ./boot (Preact, i18next and the shell) then
+// renders the first frame as soon as the snapshot is in. When `cairn serve` wrote the
+// snapshot and the window's strings into the page, that is before the page's load event.
+import { client, language, page, ready, settingsSettled, startFocusReports } from "./start";
+import { mount } from "./boot";
+import { loadLocale } from "./i18n/languages";
 import "./styles.css";
 
-const client = createClient(detectTransport());
-// Start loading the settings snapshot before anything else.
-const settings = client.stores.settings;
-settings.start();
-
-/** The language of the first frame: the setting once the snapshot is in, else the system's. */
-const language = () => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");
-const preload = () => LOCALES[language()]().catch(() => null);
-void preload();
-// The snapshot usually arrives before the UI code: fetch its language right then.
-const stop = settings.subscribe(() => {
-  if (settings.getState().data === null) return;
-  stop();
-  void preload();
-});
-
-// Tell the backend this window is up (the desktop smoke test waits for it).
-const ready = client.system.ready(windowId());
-ready.catch(() => {}); // shown in About; never an unhandled rejection
-// A waiting approval raises an OS notification only while no window has the focus.
-reportFocus(client.system, windowId());
+/** How long the first frame waits for the snapshot before it shows the boot screen. */
+const SNAPSHOT_GRACE_MS = 300;
 
 const el = document.getElementById("root");
 if (!el) throw new Error("#root missing");
-void import("./boot").then(async ({ mount }) => {
+const grace = new Promise<void>((r) => setTimeout(r, SNAPSHOT_GRACE_MS));
+void Promise.race([settingsSettled, grace]).then(async () => {
   const lng = language(); // App switches later if the snapshot, still on its way, says otherwise
-  await mount(el, { client, ready, lng, locale: await LOCALES[lng]() });
-});
+  await mount(el, { client, ready, lng, locale: await loadLocale(lng, page.locale) });
+}).finally(startFocusReports);

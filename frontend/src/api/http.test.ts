@@ -161,6 +161,26 @@ describe("HttpTransport events", () => {
     expect(got).toEqual([]); // hello is the transport's business, not the stores'
   });
 
+  it("says it awaits the connection from opening the stream until its hello", () => {
+    vi.useFakeTimers();
+    const t = new HttpTransport({ EventSource: FakeEventSource, reconnectDelays: [100] });
+    expect(t.awaitingConnection()).toBe(false); // no stream: a store must load at once
+    t.subscribe(() => {});
+    const first = FakeEventSource.last();
+    expect(t.awaitingConnection()).toBe(true);
+    first.open();
+    expect(t.awaitingConnection()).toBe(true); // open is not subscribed yet
+    first.send({ topic: "", seq: 0, type: "hello" });
+    expect(t.awaitingConnection()).toBe(false);
+    first.fail(true);
+    expect(t.awaitingConnection()).toBe(false); // down, and no hello due before the back-off
+    vi.advanceTimersByTime(100);
+    expect(FakeEventSource.instances).toHaveLength(2);
+    expect(t.awaitingConnection()).toBe(true);
+    FakeEventSource.last().send({ topic: "", seq: 0, type: "hello" });
+    expect(t.awaitingConnection()).toBe(false);
+  });
+
   it("reopens a stream the browser gave up on, with back-off", () => {
     vi.useFakeTimers();
     const t = new HttpTransport({ EventSource: FakeEventSource, reconnectDelays: [100, 1000] });

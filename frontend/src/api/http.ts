@@ -52,6 +52,8 @@ export class HttpTransport implements Transport {
   private es: EventSourceLike | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
+  /** The current stream said hello (it is subscribed to the bus). */
+  private greeted = false;
 
   constructor(opts: HttpTransportOptions = {}) {
     this.base = (opts.baseUrl ?? "").replace(/\/+$/, "");
@@ -117,6 +119,10 @@ export class HttpTransport implements Transport {
     return () => this.reconnectHandlers.delete(handler);
   }
 
+  awaitingConnection(): boolean {
+    return this.es !== null && !this.greeted && this.es.readyState !== CLOSED;
+  }
+
   private ensureStream(): void {
     if (this.es || this.timer || !this.ES) return;
     this.open();
@@ -126,6 +132,7 @@ export class HttpTransport implements Transport {
     if (!this.ES) return;
     const es = new this.ES(`${this.base}/api/events`);
     this.es = es;
+    this.greeted = false;
     es.onopen = () => {
       if (this.es !== es) return;
       this.attempt = 0;
@@ -136,6 +143,7 @@ export class HttpTransport implements Transport {
       if (!ev) return;
       if (ev.type === HELLO) {
         // Sent on every (re)connection after the server subscribed the stream.
+        this.greeted = true;
         for (const h of [...this.reconnectHandlers]) h();
         return;
       }
@@ -148,6 +156,7 @@ export class HttpTransport implements Transport {
       if (es.readyState === CLOSED) {
         es.close();
         this.es = null;
+        this.greeted = false;
         this.scheduleReopen();
       }
     };
@@ -168,6 +177,7 @@ export class HttpTransport implements Transport {
     this.timer = null;
     this.es?.close();
     this.es = null;
+    this.greeted = false;
     this.attempt = 0;
   }
 }

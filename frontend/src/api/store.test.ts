@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { FakeTransport } from "../test/fakeTransport";
 import { applySecretsEvent, applySettingsEvent, createClient } from "./client";
-import { RELOAD, TopicStore } from "./store";
+import { CONNECT_WAIT_MS, RELOAD, TopicStore } from "./store";
 import type { CairnEvent } from "./types";
 
 interface Counter {
@@ -167,6 +167,107 @@ describe("TopicStore", () => {
     expect(listener).toHaveBeenCalled();
     store.dispose();
     expect(t.subscribers).toBe(0);
+  });
+});
+
+/** A transport whose event stream is still connecting until the test says hello. */
+class ConnectingTransport extends FakeTransport {
+  connecting = true;
+  awaitingConnection(): boolean {
+    return this.connecting;
+  }
+  hello(): void {
+    this.connecting = false;
+    this.reconnect();
+  }
+}
+
+describe("TopicStore and the stream's first connection", () => {
+  it("loads at once when it opens the stream, and again at its hello", async () => {
+    const t = new ConnectingTransport();
+    t.connecting = false; // nobody opened the stream yet: this store's subscription does
+    const load = vi.fn(async () => ({ seq: 1, n: 1 }));
+    const store = counterStore(t, load);
+    store.start();
+    await flush();
+    expect(load).toHaveBeenCalledTimes(1);
+    t.hello();
+    await flush();
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it("started while the stream connects, it loads once, at the hello", async () => {
+    const t = new ConnectingTransport();
+    const load = vi.fn(async () => ({ seq: 4, n: 2 }));
+    const store = counterStore(t, load);
+    store.start();
+    await flush();
+    expect(load).not.toHaveBeenCalled();
+    expect(store.getState()).toMatchObject({ data: null, loading: true });
+    t.hello();
+    await flush();
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(store.getState()).toMatchObject({ data: { seq: 4, n: 2 }, loading: false });
+    t.emit(ev(5, 1));
+    expect(store.getState().data?.n).toBe(3);
+  });
+
+  it("loads anyway when no hello comes in time", async () => {
+    vi.useFakeTimers();
+    try {
+      const t = new ConnectingTransport();
+      const load = vi.fn(async () => ({ seq: 1, n: 1 }));
+      const store = counterStore(t, load);
+      store.start();
+      vi.advanceTimersByTime(CONNECT_WAIT_MS - 1);
+      expect(load).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(load).toHaveBeenCalledTimes(1);
+      await vi.runAllTimersAsync();
+      expect(store.getState().data).toEqual({ seq: 1, n: 1 });
+      t.hello(); // late: loads again, nothing else
+      await vi.runAllTimersAsync();
+      expect(load).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a reconnect that finds the seq it shows changes nothing the view sees", async () => {
+    const t = new FakeTransport();
+    let snap = { seq: 3, n: 1 };
+    const store = counterStore(t, async () => snap);
+    store.start();
+    await flush();
+    const shown = store.getState();
+    const listener = vi.fn();
+    store.subscribe(listener);
+    t.reconnect();
+    await flush();
+    expect(listener).not.toHaveBeenCalled();
+    expect(store.getState()).toBe(shown);
+    snap = { seq: 4, n: 2 }; // something happened while the stream was down
+    t.reconnect();
+    await flush();
+    expect(listener).toHaveBeenCalled();
+    expect(store.getState().data).toEqual({ seq: 4, n: 2 });
+  });
+
+  it("a reload for a reason shows the snapshot even at the same seq, also when a reconnect overtakes it", async () => {
+    const t = new FakeTransport();
+    const load = vi
+      .fn()
+      .mockResolvedValueOnce({ seq: 1, n: 0 })
+      .mockResolvedValueOnce({ seq: 2, n: 50 }) // the RELOAD's load, overtaken…
+      .mockResolvedValueOnce({ seq: 2, n: 50 }); // …by the reconnect's
+    const store = counterStore(t, load);
+    store.start();
+    await flush();
+    t.emit(ev(2, 0, "weird")); // cannot be folded: seq 2 is shown, the data is not
+    t.reconnect();
+    await flush();
+    expect(load).toHaveBeenCalledTimes(3);
+    expect(store.getState().data).toEqual({ seq: 2, n: 50 });
   });
 });
 

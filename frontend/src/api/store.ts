@@ -6,6 +6,12 @@ export interface Snapshot {
   seq: number;
 }
 
+/**
+ * How long a store that starts while the event stream connects waits for the stream's
+ * hello before it loads anyway (a stream that does not come up must not leave it empty).
+ */
+export const CONNECT_WAIT_MS = 1500;
+
 /** Returned by `apply` when an event cannot be applied locally: reload the snapshot. */
 export const RELOAD = Symbol("reload");
 
@@ -24,6 +30,10 @@ export interface TopicStoreOptions<S extends Snapshot> {
 export interface TopicState<S> {
   data: S | null;
   error: AppError | null;
+  /**
+   * A load runs that the view waits for: the first one, or one after an error. A reload
+   * behind data already shown changes nothing here unless it brings something new.
+   */
   loading: boolean;
 }
 
@@ -42,6 +52,11 @@ export class TopicStore<S extends Snapshot> {
   private readonly listeners = new Set<() => void>();
   private stops: Array<() => void> = [];
   private started = false;
+  /** A load is in flight: events are held until its snapshot is in. */
+  private inFlight = false;
+  /** A load for a reason (see load) has not yet brought its snapshot: the data is old. */
+  private stale = false;
+  private waiting: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly transport: Transport,
@@ -50,13 +65,29 @@ export class TopicStore<S extends Snapshot> {
     this.topic = opts.topic;
   }
 
-  /** Subscribes to events and loads the first snapshot; idempotent. */
+  /**
+   * Subscribes to events and loads the first snapshot; idempotent. While the transport's
+   * event stream is still connecting (opened by another store), the first load waits for
+   * the stream's hello, which reloads every started store anyway: one load instead of two.
+   * The store whose subscription opens the stream loads at once (its snapshot may come
+   * with the page, api/page.ts) and again at the hello.
+   */
   start(): void {
     if (this.started) return;
     this.started = true;
+    const wait = this.transport.awaitingConnection?.() ?? false;
     this.stops.push(this.transport.subscribe((ev) => this.onEvent(ev)));
-    this.stops.push(this.transport.onReconnect(() => void this.reload()));
-    void this.reload();
+    // What a (re)connection reloads is most often what the store already shows.
+    this.stops.push(this.transport.onReconnect(() => void this.load(true)));
+    if (!wait) {
+      void this.reload();
+      return;
+    }
+    this.gen++;
+    this.buffer = [];
+    this.inFlight = true;
+    this.set({ ...this.state, loading: true });
+    this.waiting = setTimeout(() => void this.reload(), CONNECT_WAIT_MS);
   }
 
   /** Stops listening (tests, window teardown). */
@@ -64,7 +95,14 @@ export class TopicStore<S extends Snapshot> {
     for (const s of this.stops) s();
     this.stops = [];
     this.started = false;
+    this.stopWaiting();
+    this.inFlight = false;
     this.gen++;
+  }
+
+  private stopWaiting(): void {
+    if (this.waiting !== null) clearTimeout(this.waiting);
+    this.waiting = null;
   }
 
   getState = (): TopicState<S> => this.state;
@@ -85,16 +123,35 @@ export class TopicStore<S extends Snapshot> {
 
   /** Loads the snapshot again; the newest request wins. */
   reload(): Promise<void> {
+    return this.load(false);
+  }
+
+  /**
+   * Loads the snapshot. `quiet`: the data shown is current as far as the store knows (it is
+   * only checking, after a (re)connection), so while data is shown without an error the
+   * load is silent, and listeners hear of it only if the snapshot is newer than what they
+   * show. A reload for a reason (an event it cannot fold, a gap, a resync) always shows
+   * the new snapshot.
+   */
+  private load(quiet: boolean): Promise<void> {
+    this.stopWaiting();
     const gen = ++this.gen;
     this.buffer = [];
-    this.set({ ...this.state, loading: true });
+    this.inFlight = true;
+    if (!quiet) this.stale = true;
+    const background = quiet && !this.stale && this.state.data !== null && this.state.error === null;
+    if (!background) this.set({ ...this.state, loading: true });
     return this.opts.load().then(
       (snap) => {
         if (gen !== this.gen) return;
+        this.inFlight = false;
         const held = this.buffer;
         this.buffer = [];
+        const same = background && snap.seq === this.seq;
         this.seq = snap.seq;
-        this.set({ data: snap, error: null, loading: false });
+        this.stale = false;
+        // The same seq means the same data (every event up to it is folded in already).
+        if (!same) this.set({ data: snap, error: null, loading: false });
         held.sort((a, b) => a.seq - b.seq);
         for (const ev of held) {
           if (gen !== this.gen) return; // an event asked for another reload
@@ -103,6 +160,7 @@ export class TopicStore<S extends Snapshot> {
       },
       (err: unknown) => {
         if (gen !== this.gen) return;
+        this.inFlight = false;
         this.buffer = [];
         this.set({ ...this.state, error: toAppError(err), loading: false });
       },
@@ -114,7 +172,7 @@ export class TopicStore<S extends Snapshot> {
    * the store has; the matching broadcast is then ignored as not newer.
    */
   offer(snap: S): void {
-    if (this.state.loading || snap.seq < this.seq) return;
+    if (this.inFlight || snap.seq < this.seq) return;
     this.seq = snap.seq;
     this.set({ data: snap, error: null, loading: false });
   }
@@ -126,8 +184,8 @@ export class TopicStore<S extends Snapshot> {
       return;
     }
     if (ev.topic !== this.topic) return;
-    if (this.state.loading || this.state.data === null) {
-      if (this.state.loading) this.buffer.push(ev);
+    if (this.inFlight || this.state.data === null) {
+      if (this.inFlight) this.buffer.push(ev);
       return;
     }
     this.handle(ev);

@@ -1,9 +1,14 @@
 import { HttpTransport, tokenFromLocation } from "./http";
+import { withPageCalls } from "./page";
 import type { Transport } from "./types";
 import { WailsTransport, hasWailsBindings } from "./wails";
 
-/** Wails bindings when the page runs in the desktop webview, else HTTP to `cairn serve`. */
-export function detectTransport(w: Window = window): Transport {
-  if (hasWailsBindings(w)) return new WailsTransport(w);
-  return new HttpTransport({ token: tokenFromLocation(w.location) });
+/**
+ * Wails bindings when the page runs in the desktop webview, else HTTP to `cairn serve`;
+ * either way the calls whose answers came with the page (readPageData) are answered once
+ * from there.
+ */
+export function detectTransport(w: Window = window, pageCalls: Record<string, unknown> = {}): Transport {
+  const t = hasWailsBindings(w) ? new WailsTransport(w) : new HttpTransport({ token: tokenFromLocation(w.location) });
+  return withPageCalls(t, pageCalls);
 }

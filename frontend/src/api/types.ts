@@ -48,4 +48,11 @@ export interface Transport {
    * reloaded.
    */
   onReconnect(handler: () => void): () => void;
+  /**
+   * True while the event stream is being opened and will announce itself through
+   * onReconnect (the HTTP stream's hello): a snapshot loaded now would be loaded again
+   * then, so a store that starts meanwhile waits for it (TopicStore.start). Transports
+   * whose stream does not announce itself leave this out.
+   */
+  awaitingConnection?(): boolean;
 }

@@ -59,7 +59,7 @@ describe("Composer", () => {
     const { props, input } = setup();
     await user.type(input, "   {Enter}");
     expect(screen.getByTestId("composer-send")).toBeDisabled();
-    fireEvent.change(input, { target: { value: "ni hao" } });
+    fireEvent.input(input, { target: { value: "ni hao" } });
     fireEvent.keyDown(input, { key: "Enter", isComposing: true });
     fireEvent.keyDown(input, { key: "Enter", keyCode: 229 });
     expect(props.onSend).not.toHaveBeenCalled();

@@ -22,6 +22,20 @@ export const LOCALES: Record<Language, () => Promise<LocaleBundle>> = {
   "zh-CN": () => import("./locale-zh-CN").then((m) => m.default),
 };
 
+/**
+ * lng's strings: the ones the page came with when they are lng's and complete (`cairn serve`
+ * writes the window's language into index.html), else lng's chunk.
+ */
+export function loadLocale(
+  lng: Language,
+  inlined?: { lng: string; strings: Record<string, Record<string, unknown> | undefined> } | null,
+): Promise<LocaleBundle> {
+  if (inlined?.lng === lng && NAMESPACES.every((ns) => typeof inlined.strings[ns] === "object" && inlined.strings[ns] !== null)) {
+    return Promise.resolve(inlined.strings as LocaleBundle);
+  }
+  return LOCALES[lng]();
+}
+
 /** Maps the setting (or an OS language list for "system") to a language we ship. */
 export function resolveLanguage(
   setting: unknown,

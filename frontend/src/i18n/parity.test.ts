@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { createI18n, ensureLanguage, hasLanguage, LANGUAGES, LOCALES, NAMESPACES, namespacedKey, resolveLanguage, type Language } from ".";
+import {
+  createI18n,
+  ensureLanguage,
+  hasLanguage,
+  LANGUAGES,
+  loadLocale,
+  LOCALES,
+  NAMESPACES,
+  namespacedKey,
+  resolveLanguage,
+  type Language,
+} from ".";
 import en from "./locale-en";
 
 // Every locale file on disk, not just the ones index.ts imports, so a new file is checked too.
@@ -39,6 +50,16 @@ describe("locale files", () => {
       expect(Object.keys(bundle).sort(), locale).toEqual([...NAMESPACES].sort());
       for (const ns of NAMESPACES) expect(bundle[ns], `${locale}/${ns}`).toEqual(byLocale.get(locale)!.get(ns));
     }
+  });
+
+  it("a window takes the strings its page came with when they are its language's and complete", async () => {
+    const strings = Object.fromEntries(NAMESPACES.map((ns) => [ns, { page: "from the page" }]));
+    expect(await loadLocale("zh-CN", { lng: "zh-CN", strings })).toBe(strings);
+    // another language, or a bundle short of a namespace: the language's chunk
+    expect(await loadLocale("en", { lng: "zh-CN", strings })).toEqual(await LOCALES.en());
+    const { chat: _chat, ...short } = strings;
+    expect(await loadLocale("zh-CN", { lng: "zh-CN", strings: short })).toEqual(await LOCALES["zh-CN"]());
+    expect(await loadLocale("en", null)).toEqual(await LOCALES.en());
   });
 
   it("a language not loaded at start is added on demand", async () => {

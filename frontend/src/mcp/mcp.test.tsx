@@ -287,7 +287,7 @@ describe("Settings → MCP servers", () => {
     await user.click(screen.getByTestId("mcp-import"));
     const dialog = screen.getByTestId("mcp-import-dialog");
     const json = JSON.stringify({ mcpServers: { fs: { command: "npx", args: ["-y", "server-filesystem"] }, broken: { args: [] } } });
-    fireEvent.change(within(dialog).getByTestId("mcp-import-text"), { target: { value: json } });
+    fireEvent.input(within(dialog).getByTestId("mcp-import-text"), { target: { value: json } });
     await user.click(within(dialog).getByTestId("mcp-import-submit"));
     const report = await within(dialog).findByTestId("mcp-import-report");
     expect(report).toHaveTextContent("Imported 1, updated 0, unchanged 0, rejected 1.");
@@ -305,7 +305,7 @@ describe("Settings → MCP servers", () => {
     await waitFor(() => expect(within(dialog).getByTestId("mcp-import-report")).toHaveTextContent("updated 1"));
 
     // not JSON at all: the apperr
-    fireEvent.change(within(dialog).getByTestId("mcp-import-text"), { target: { value: "{nope" } });
+    fireEvent.input(within(dialog).getByTestId("mcp-import-text"), { target: { value: "{nope" } });
     await user.click(within(dialog).getByTestId("mcp-import-submit"));
     expect(await within(dialog).findByTestId("error-view")).toHaveAttribute("data-error-code", "mcp_import_invalid");
   });

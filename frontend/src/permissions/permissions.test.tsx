@@ -117,7 +117,7 @@ describe("Settings → Permissions: rules", () => {
     const { transport, user } = open(backend);
     const tester = await screen.findByTestId("permission-tester");
     const args = within(tester).getByTestId("permission-test-args");
-    fireEvent.change(args, { target: { value: '{"command": "rm -rf build"}' } });
+    fireEvent.input(args, { target: { value: '{"command": "rm -rf build"}' } });
     await user.click(within(tester).getByTestId("permission-test-run"));
     let result = await within(tester).findByTestId("permission-test-result");
     expect(result).toHaveAttribute("data-behavior", "deny");
@@ -127,7 +127,7 @@ describe("Settings → Permissions: rules", () => {
     expect(within(result).getByTestId("permission-test-shell")).toHaveTextContent("rm -rf build");
 
     // invalid JSON cannot be sent
-    fireEvent.change(args, { target: { value: "{oops" } });
+    fireEvent.input(args, { target: { value: "{oops" } });
     expect(within(tester).getByTestId("permission-test-run")).toBeDisabled();
     expect(tester).toHaveTextContent("This is not valid JSON.");
 
@@ -138,7 +138,7 @@ describe("Settings → Permissions: rules", () => {
     await user.type(within(form).getByTestId("rule-command"), "make test");
     await user.click(within(form).getByTestId("rule-form-test"));
     const embedded = within(form).getByTestId("permission-tester");
-    fireEvent.change(within(embedded).getByTestId("permission-test-args"), { target: { value: '{"command": "make test"}' } });
+    fireEvent.input(within(embedded).getByTestId("permission-test-args"), { target: { value: '{"command": "make test"}' } });
     await user.click(within(embedded).getByTestId("permission-test-only"));
     await user.click(within(embedded).getByTestId("permission-test-run"));
     result = await within(embedded).findByTestId("permission-test-result");

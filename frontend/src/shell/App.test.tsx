@@ -21,7 +21,8 @@ describe("App", () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();
     renderWithClient(<App />, { transport: backend.window() });
-    expect(await screen.findByTestId("session-list")).toHaveTextContent("No conversations yet");
+    const list = await screen.findByTestId("session-list");
+    await waitFor(() => expect(list).toHaveTextContent("No conversations yet"));
     await user.click(screen.getByTestId("new-chat"));
     expect(await screen.findByTestId("session-view")).toBeInTheDocument();
     expect(backend.chat.sessions).toHaveLength(1);

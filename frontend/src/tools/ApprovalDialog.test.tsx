@@ -95,7 +95,7 @@ describe("ApprovalHost (every window shows the dialog; the first decision wins)"
     await waitFor(() => expect(screen.getAllByTestId("approval-dialog")).toHaveLength(2));
     const [da, db] = screen.getAllByTestId("approval-dialog");
     expect(da).toHaveTextContent("In “Build”");
-    expect(document.title).toMatch(/^\(1\) /);
+    await waitFor(() => expect(document.title).toMatch(/^\(1\) /));
 
     // window B answers too late: it has the dialog open but A decided first
     backend.chat.approvals[0]!.status = "allowed";

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// pageDataID is the id of the JSON block index.html carries (frontend/src/api/page.ts).
+const pageDataID = "cairn-page-data"
+
+// languageSetting is the setting that names the window's language ("system" or a locale).
+const languageSetting = "general.language"
+
+// pageCalls are the argument-less facade methods every window calls before its first frame.
+// index.html carries their results, taken when the page is served, so the first frame needs
+// no request. Only snapshots the frontend is shown anyway belong here, never one that holds
+// a secret.
+func pageCalls() []string { return []string{"GetSettings"} }
+
+// pageData is the JSON block: the calls' results by method name, and the strings of the
+// window's language (the build writes locales/<lng>.json, every namespace in one file).
+type pageData struct {
+	Calls  map[string]json.RawMessage `json:"calls"`
+	Locale *pageLocale                `json:"locale,omitempty"`
+}
+
+type pageLocale struct {
+	Lng     string          `json:"lng"`
+	Strings json.RawMessage `json:"strings"`
+}
+
+// servePage answers with index.html carrying the page data before </body>; false when the
+// page has nothing to carry (no such methods, no locale files), so the file is served as is.
+// A page with data is never stored (Cache-Control: no-store): it holds this moment's settings.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
+	html, err := fs.ReadFile(s.cfg.Assets, "index.html")
+	if err != nil {
+		return false
+	}
+	data := pageData{Calls: s.pageCallResults()}
+	if lng := s.pageLanguage(r, data.Calls); lng != "" {
+		if b, err := fs.ReadFile(s.cfg.Assets, "locales/"+lng+".json"); err == nil && json.Valid(b) {
+			data.Locale = &pageLocale{Lng: lng, Strings: b}
+		}
+	}
+	if len(data.Calls) == 0 && data.Locale == nil {
+		return false
+	}
+	// json.Marshal escapes <, > and & (also inside the raw locale), so the text cannot end
+	// the script element early.
+	block, err := json.Marshal(data)
+	if err != nil {
+		s.log.Warn("serve: encode page data", "err", err)
+		return false
+	}
+	var out bytes.Buffer
+	out.Grow(len(html) + len(block) + 80)
+	at := bytes.LastIndex(bytes.ToLower(html), []byte("</body>"))
+	if at < 0 {
+		at = len(html)
+	}
+	out.Write(html[:at])
+	fmt.Fprintf(&out, `<script type="application/json" id="%s">`, pageDataID)
+	out.Write(block)
+	out.WriteString("</script>\n")
+	out.Write(html[at:])
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(out.Bytes()))
+	return true
+}
+
+// pageCallResults calls each of pageCalls the facade has; a method that fails is left out
+// (the page then calls it itself and shows the error where it shows any).
+func (s *Server) pageCallResults() map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, name := range pageCalls() {
+		m, ok := s.methods[name]
+		if !ok || len(m.in) != 0 || !m.hasResult {
+			continue
+		}
+		res, err := m.call(nil, func(p any, stack []byte) {
+			s.log.Error("serve: bound method panicked", "method", name, "panic", fmt.Sprint(p), "stack", string(stack))
+		})
+		if err != nil {
+			s.log.Warn("serve: page data", "method", name, "err", err)
+			continue
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			s.log.Warn("serve: page data", "method", name, "err", err)
+			continue
+		}
+		out[name] = b
+	}
+	return out
+}
+
+// pageLanguage picks the locale file for the window the way the frontend does
+// (resolveLanguage): the language setting when it names a locale the build has, else the
+// browser's languages (Accept-Language) matched by their primary subtag, else "en". The
+// frontend checks the choice and loads another locale when it resolves a different one.
+func (s *Server) pageLanguage(r *http.Request, calls map[string]json.RawMessage) string {
+	files, err := fs.Glob(s.cfg.Assets, "locales/*.json")
+	if err != nil || len(files) == 0 {
+		return ""
+	}
+	have := make([]string, 0, len(files))
+	for _, f := range files {
+		have = append(have, strings.TrimSuffix(path.Base(f), ".json"))
+	}
+	if set := settingString(calls["GetSettings"], languageSetting); set != "" {
+		for _, l := range have {
+			if l == set {
+				return l
+			}
+		}
+	}
+	for _, tag := range acceptLanguages(r.Header.Get("Accept-Language")) {
+		for _, l := range have {
+			if strings.EqualFold(tag, l) || primarySubtag(tag) == primarySubtag(l) {
+				return l
+			}
+		}
+	}
+	for _, l := range have {
+		if l == "en" {
+			return l
+		}
+	}
+	return ""
+}
+
+// settingString reads one string value out of a settings snapshot ({"values": {...}}).
+func settingString(snapshot json.RawMessage, key string) string {
+	var v struct {
+		Values map[string]any `json:"values"`
+	}
+	if len(snapshot) == 0 || json.Unmarshal(snapshot, &v) != nil {
+		return ""
+	}
+	s, _ := v.Values[key].(string)
+	return s
+}
+
+// acceptLanguages lists the tags of an Accept-Language header, most wanted first, without
+// those refused (q=0) and the wildcard.
+func acceptLanguages(header string) []string {
+	type tag struct {
+		name string
+		q    float64
+	}
+	var tags []tag
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.TrimSpace(name)
+		if name == "" || name == "*" {
+			continue
+		}
+		q := 1.0
+		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				q = f
+			}
+		}
+		if q > 0 {
+			tags = append(tags, tag{name, q})
+		}
+	}
+	sort.SliceStable(tags, func(i, j int) bool { return tags[i].q > tags[j].q })
+	out := make([]string, len(tags))
+	for i, t := range tags {
+		out[i] = t.name
+	}
+	return out
+}
+
+// primarySubtag is the language part of a tag, lower case: "zh" for "zh-CN" and "zh_TW".
+func primarySubtag(tag string) string {
+	tag = strings.ToLower(tag)
+	if i := strings.IndexAny(tag, "-_"); i >= 0 {
+		return tag[:i]
+	}
+	return tag
+}

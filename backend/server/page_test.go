@@ -1,0 +1,198 @@
+package server_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cairn-app/cairn/backend/server"
+)
+
+// settingsApp is a facade with the methods index.html cares about, and one it must not
+// call for the page (it holds a secret).
+type settingsApp struct {
+	language string
+	prompt   string
+	fail     bool
+}
+
+type settingsSnapshot struct {
+	Seq    uint64         `json:"seq"`
+	Values map[string]any `json:"values"`
+}
+
+func (a *settingsApp) GetSettings() (settingsSnapshot, error) {
+	if a.fail {
+		return settingsSnapshot{}, errors.New("database locked")
+	}
+	return settingsSnapshot{Seq: 7, Values: map[string]any{"general.language": a.language, "chat.defaultSystemPrompt": a.prompt}}, nil
+}
+
+func (*settingsApp) RevealSecret() (string, error) { return "sk-live-never-in-the-page", nil }
+
+func pageAssets() fstest.MapFS {
+	return fstest.MapFS{
+		"index.html":         {Data: []byte("<!doctype html><html><head><title>Cairn</title></head><body><div id=root></div></body></html>")},
+		"locales/en.json":    {Data: []byte(`{"common":{"hello":"Hello"},"chat":{"trap":"</script><script>alert(1)</script>"}}`)},
+		"locales/zh-CN.json": {Data: []byte(`{"common":{"hello":"你好"},"chat":{}}`)},
+	}
+}
+
+// pageData is the block as the frontend reads it (frontend/src/api/page.ts).
+type pageData struct {
+	Calls  map[string]json.RawMessage `json:"calls"`
+	Locale *struct {
+		Lng     string                       `json:"lng"`
+		Strings map[string]map[string]string `json:"strings"`
+	} `json:"locale"`
+}
+
+var pageBlock = regexp.MustCompile(`(?s)<script type="application/json" id="cairn-page-data">(.*?)</script>`)
+
+func readPageData(t *testing.T, body []byte) (pageData, string) {
+	t.Helper()
+	m := pageBlock.FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("no page data in %q", body)
+	}
+	var d pageData
+	if err := json.Unmarshal(m[1], &d); err != nil {
+		t.Fatalf("page data is not JSON: %v\n%s", err, m[1])
+	}
+	return d, string(m[1])
+}
+
+func TestPageCarriesSettingsAndTheWindowsLocale(t *testing.T) {
+	tests := []struct {
+		name, setting, acceptLanguage, path, want string
+	}{
+		{"the setting wins over the browser", "zh-CN", "en-US,en;q=0.9", "/", "zh-CN"},
+		{"system: the browser's first language we ship", "system", "zh-TW,en;q=0.5", "/", "zh-CN"},
+		{"system: by quality, not by order", "system", "en;q=0.5, zh-CN;q=0.9", "/", "zh-CN"},
+		{"system: a language we lack falls through", "system", "fr-FR, de;q=0.9, en;q=0.8", "/", "en"},
+		{"system: none we ship, so English", "system", "fr", "/", "en"},
+		{"system: no header", "system", "", "/", "en"},
+		{"a setting naming no locale file", "tlh", "zh-CN", "/", "zh-CN"},
+		{"index.html by name", "en", "", "/index.html", "en"},
+		{"a client route", "zh-CN", "", "/settings/general", "zh-CN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, func(c *server.Config) {
+				c.Bound = &settingsApp{language: tt.setting}
+				c.Assets = pageAssets()
+			})
+			opts := []reqOpt{bearer(testToken), header("Accept", "text/html")}
+			if tt.acceptLanguage != "" {
+				opts = append(opts, header("Accept-Language", tt.acceptLanguage))
+			}
+			r := ts.do(t, http.MethodGet, tt.path, nil, opts...)
+			if r.status != http.StatusOK {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			if got := r.header.Get("Cache-Control"); got != "no-store" {
+				t.Fatalf("Cache-Control %q, want no-store (the page holds this moment's settings)", got)
+			}
+			if got := r.header.Get("Content-Type"); got != "text/html; charset=utf-8" {
+				t.Fatalf("Content-Type %q", got)
+			}
+			if r.header.Get("Content-Security-Policy") == "" || r.header.Get("Cross-Origin-Opener-Policy") != "same-origin" {
+				t.Fatalf("security headers missing: %v", r.header)
+			}
+			body := string(r.body)
+			if !strings.HasPrefix(body, "<!doctype html>") || !strings.HasSuffix(body, "</script>\n</body></html>") {
+				t.Fatalf("the block is not just before </body>: %q", body)
+			}
+			d, _ := readPageData(t, r.body)
+			if len(d.Calls) != 1 || d.Calls["GetSettings"] == nil {
+				t.Fatalf("calls %v, want only GetSettings", d.Calls)
+			}
+			var snap settingsSnapshot
+			if err := json.Unmarshal(d.Calls["GetSettings"], &snap); err != nil || snap.Seq != 7 || snap.Values["general.language"] != tt.setting {
+				t.Fatalf("GetSettings %s (%v)", d.Calls["GetSettings"], err)
+			}
+			if d.Locale == nil || d.Locale.Lng != tt.want {
+				t.Fatalf("locale %+v, want %s", d.Locale, tt.want)
+			}
+			wantHello := map[string]string{"en": "Hello", "zh-CN": "你好"}[tt.want]
+			if got := d.Locale.Strings["common"]["hello"]; got != wantHello {
+				t.Fatalf("strings: common.hello %q, want %q", got, wantHello)
+			}
+			if strings.Contains(body, "sk-live") {
+				t.Fatal("a method outside the page calls was called into the page")
+			}
+		})
+	}
+}
+
+func TestPageDataCannotEndItsScriptElement(t *testing.T) {
+	ts := newTestServer(t, func(c *server.Config) {
+		c.Bound = &settingsApp{language: "en", prompt: "</SCRIPT><img src=x onerror=alert(1)> & <!--"}
+		c.Assets = pageAssets()
+	})
+	r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
+	d, raw := readPageData(t, r.body)
+	for _, bad := range []string{"<", ">", "&"} {
+		if strings.Contains(raw, bad) {
+			t.Fatalf("the block holds %q unescaped: %s", bad, raw)
+		}
+	}
+	if got := d.Locale.Strings["chat"]["trap"]; got != "</script><script>alert(1)</script>" {
+		t.Fatalf("escaped text does not decode back: %q", got)
+	}
+	var snap settingsSnapshot
+	if err := json.Unmarshal(d.Calls["GetSettings"], &snap); err != nil || snap.Values["chat.defaultSystemPrompt"] != "</SCRIPT><img src=x onerror=alert(1)> & <!--" {
+		t.Fatalf("prompt does not decode back: %v %v", snap.Values, err)
+	}
+	if n := strings.Count(strings.ToLower(string(r.body)), "</script>"); n != 1 {
+		t.Fatalf("%d </script> in the page, want the block's own only", n)
+	}
+}
+
+func TestPageWithoutSettings(t *testing.T) {
+	t.Run("a failing call is left to the page, the locale still comes", func(t *testing.T) {
+		ts := newTestServer(t, func(c *server.Config) {
+			c.Bound = &settingsApp{fail: true}
+			c.Assets = pageAssets()
+		})
+		r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken), header("Accept-Language", "zh-CN"))
+		d, _ := readPageData(t, r.body)
+		if len(d.Calls) != 0 {
+			t.Fatalf("calls %v, want none", d.Calls)
+		}
+		if d.Locale == nil || d.Locale.Lng != "zh-CN" {
+			t.Fatalf("locale %+v", d.Locale)
+		}
+	})
+	t.Run("nothing to carry: the file as built", func(t *testing.T) {
+		ts := newTestServer(t, nil) // fakeApp has no GetSettings; testAssets no locales
+		r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
+		if r.status != http.StatusOK || r.header.Get("Cache-Control") != "no-cache" || strings.Contains(string(r.body), "cairn-page-data") {
+			t.Fatalf("status %d, Cache-Control %q, body %q", r.status, r.header.Get("Cache-Control"), r.body)
+		}
+	})
+	t.Run("HEAD has the headers and no body", func(t *testing.T) {
+		ts := newTestServer(t, func(c *server.Config) {
+			c.Bound = &settingsApp{language: "en"}
+			c.Assets = pageAssets()
+		})
+		r := ts.do(t, http.MethodHead, "/", nil, bearer(testToken))
+		if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("status %d, %d bytes, Cache-Control %q", r.status, len(r.body), r.header.Get("Cache-Control"))
+		}
+	})
+	t.Run("never without the token", func(t *testing.T) {
+		ts := newTestServer(t, func(c *server.Config) {
+			c.Bound = &settingsApp{language: "en"}
+			c.Assets = pageAssets()
+		})
+		r := ts.do(t, http.MethodGet, "/", nil)
+		if r.status != http.StatusUnauthorized || strings.Contains(string(r.body), "cairn-page-data") {
+			t.Fatalf("status %d: %q", r.status, r.body)
+		}
+	})
+}

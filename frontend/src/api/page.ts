@@ -1,0 +1,68 @@
+import type { CairnEvent, Transport } from "./types";
+
+/**
+ * Id of the JSON block `cairn serve` writes into index.html (backend/server/page.go): the
+ * answers of the calls every window makes before its first frame, and the strings of the
+ * window's language, so that the first frame needs no request. A data block, never run:
+ * the page's Content-Security-Policy allows no inline script.
+ */
+export const PAGE_DATA_ID = "cairn-page-data";
+
+/** What the page arrived with; the desktop window (Wails) has none of it. */
+export interface PageData {
+  /** Results of argument-less facade calls, by method name, e.g. GetSettings. */
+  calls: Record<string, unknown>;
+  /** The strings of one language (all namespaces), chosen by the server for this window. */
+  locale: { lng: string; strings: Record<string, Record<string, unknown>> } | null;
+}
+
+const EMPTY: PageData = { calls: {}, locale: null };
+
+/** Reads the page data once; anything missing or malformed counts as absent. */
+export function readPageData(doc: Document = document): PageData {
+  const el = doc.getElementById(PAGE_DATA_ID);
+  if (!el || el.getAttribute("type") !== "application/json") return EMPTY;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(el.textContent ?? "");
+  } catch {
+    return EMPTY;
+  }
+  el.remove(); // read once; the DOM need not keep the copy
+  if (!isRecord(raw)) return EMPTY;
+  const calls = isRecord(raw.calls) ? raw.calls : {};
+  const loc = raw.locale;
+  const locale =
+    isRecord(loc) && typeof loc.lng === "string" && isRecord(loc.strings)
+      ? { lng: loc.lng, strings: loc.strings as Record<string, Record<string, unknown>> }
+      : null;
+  return { calls, locale };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Answers the first argument-less call of each method in `calls` from the page instead of
+ * the backend (the same result the backend gave when it served the page); every other call,
+ * and the same call a second time, goes to `inner`. With no page data it returns `inner`.
+ */
+export function withPageCalls(inner: Transport, calls: Record<string, unknown>): Transport {
+  const answers = new Map(Object.entries(calls));
+  if (answers.size === 0) return inner;
+  return {
+    kind: inner.kind,
+    call<T>(method: string, ...args: unknown[]): Promise<T> {
+      if (args.length === 0 && answers.has(method)) {
+        const result = answers.get(method) as T;
+        answers.delete(method);
+        return Promise.resolve(result);
+      }
+      return inner.call<T>(method, ...args);
+    },
+    subscribe: (handler: (ev: CairnEvent) => void) => inner.subscribe(handler),
+    onReconnect: (handler: () => void) => inner.onReconnect(handler),
+    awaitingConnection: () => inner.awaitingConnection?.() ?? false,
+  };
+}

@@ -1,0 +1,49 @@
+// The first module main.tsx runs, before the UI code (./boot) is evaluated: it creates the
+// client, asks for the settings snapshot and announces the window, so the backend answers
+// while the UI code starts. Keep React and i18next out of its imports.
+// `cairn serve` writes the settings snapshot and the window's strings into index.html
+// (api/page.ts): in a browser, neither needs a request before the first frame.
+import { createClient } from "./api/client";
+import { readPageData } from "./api/page";
+import { LANGUAGE_KEY } from "./api/settings";
+import { detectTransport } from "./api/transport";
+import { loadLocale, resolveLanguage, type Language } from "./i18n/languages";
+import { reportFocus } from "./shell/focusReporter";
+import { windowId } from "./shell/windowId";
+
+export const page = readPageData();
+export const client = createClient(detectTransport(window, page.calls));
+
+const settings = client.stores.settings;
+/** Settles (never rejects) once the first settings snapshot is in, or failed to load. */
+export const settingsSettled = new Promise<void>((resolve) => {
+  let stop = () => {};
+  const check = () => {
+    const s = settings.getState();
+    if (s.loading || (s.data === null && s.error === null)) return;
+    stop();
+    resolve();
+  };
+  stop = settings.subscribe(check); // starts loading
+  check();
+});
+
+/** The language of the first frame: the setting once the snapshot is in, else the system's. */
+export const language = (): Language => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");
+
+// Without strings from the page, fetch the system language's at once (usually the one the
+// setting names, "system"), while the snapshot is on its way.
+if (!page.locale) void loadLocale(language()).catch(() => null);
+
+// Tell the backend this window is up (the desktop smoke test waits for it).
+export const ready = client.system.ready(windowId());
+ready.catch(() => {}); // shown in About; never an unhandled rejection
+
+/**
+ * Starts telling the backend whether this window has the focus (a waiting approval raises
+ * an OS notification only while no window has it). main.tsx calls it after the first frame:
+ * nothing needs the answer before, and every call is a request in a browser.
+ */
+export function startFocusReports(): void {
+  reportFocus(client.system, windowId());
+}
