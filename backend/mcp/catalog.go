@@ -320,6 +320,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 			ConcurrencySafe: ro,
 			NeedsApproval:   needs,
 			Timeout:         cfg.callTimeout(),
+			Cancellable:     true,
 			Instruction:     instr,
 			ProgressKind:    "mcp",
 			Execute: func(ctx context.Context, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {

@@ -82,6 +82,11 @@ type Entry struct {
 	MaxResultBytes int
 	// Timeout bounds one call; 0 means none beyond the caller's context.
 	Timeout time.Duration
+	// Cancellable says Execute returns promptly once its context ends (an MCP call:
+	// go-sdk gives up at once and tells the server). The pipeline then runs it on the
+	// caller's goroutine; other tools run on a watched one that is abandoned when it does
+	// not return in time.
+	Cancellable bool
 	// Instruction is the toolset's text for the system prompt, injected once per
 	// namespace whatever number of its tools carry it.
 	Instruction string

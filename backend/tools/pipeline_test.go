@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,6 +146,12 @@ func TestPipelineErrorsAreReadable(t *testing.T) {
 		}}
 	panicky := tools.Entry{Name: "test_panic", Namespace: "test", Description: "Panics.",
 		Execute: func(context.Context, json.RawMessage, func(tools.Progress)) (tools.Result, error) { panic("kaboom") }}
+	panickyInline := tools.Entry{Name: "test_panic_inline", Namespace: "test", Description: "Panics on the caller's goroutine.", Cancellable: true,
+		Execute: func(context.Context, json.RawMessage, func(tools.Progress)) (tools.Result, error) {
+			panic("kaboom inline")
+		}}
+	echoInline := echo
+	echoInline.Name, echoInline.Aliases, echoInline.Cancellable = "test_echo_inline", nil, true
 	empty := tools.Entry{Name: "test_empty", Namespace: "test", Description: "Returns nothing.",
 		Execute: func(context.Context, json.RawMessage, func(tools.Progress)) (tools.Result, error) {
 			return tools.Result{}, nil
@@ -153,7 +160,7 @@ func TestPipelineErrorsAreReadable(t *testing.T) {
 		Applies: func(s tools.Scope) bool { return s.SessionKind == "task" }}
 	disabled := tools.Entry{Name: "test_disabled", Namespace: "test", Description: "Disabled by the user.", Execute: noop}
 
-	p, scope := newPipeline(t, tools.Options{}, echo, noArgs, rejectPlain, rejectApp, isErr, panicky, empty, taskOnly, disabled,
+	p, scope := newPipeline(t, tools.Options{}, echo, noArgs, rejectPlain, rejectApp, isErr, panicky, panickyInline, echoInline, empty, taskOnly, disabled,
 		toolstest.Failing("test_fail", toolstest.ErrBoom),
 		toolstest.Failing("test_fail_app", apperr.New(apperr.ModelUnreachable, "cannot reach upstream")))
 	scope.Disabled = map[string]bool{"test_disabled": true}
@@ -191,6 +198,8 @@ func TestPipelineErrorsAreReadable(t *testing.T) {
 		{"execute apperr kept", "test_fail_app", `{}`, tools.StatusError, apperr.ModelUnreachable, []string{"cannot reach upstream"}},
 		{"isError result", "test_iserror", `{}`, tools.StatusError, apperr.ToolFailed, []string{"Error: rate limited by upstream"}},
 		{"panicking tool", "test_panic", `{}`, tools.StatusError, apperr.ToolFailed, []string{"crashed", "kaboom"}},
+		{"panicking cancellable tool (runs inline)", "test_panic_inline", `{}`, tools.StatusError, apperr.ToolFailed, []string{"crashed", "kaboom inline"}},
+		{"cancellable tool (runs inline)", "test_echo_inline", `{"text":"inline"}`, tools.StatusResult, "", []string{"inline"}},
 		{"empty output", "test_empty", `{}`, tools.StatusResult, "", []string{"(no output)"}},
 		{"tool outside its scope", "test_task", `{}`, tools.StatusError, apperr.ToolNotFound, []string{"no tool named"}},
 		{"disabled tool", "test_disabled", `{}`, tools.StatusError, apperr.ToolNotFound, []string{"no tool named"}},
@@ -576,14 +585,20 @@ func TestToolIgnoringContextIsAbandoned(t *testing.T) {
 	}
 }
 
+// TestTimeout: a call over its Timeout is a timeout, whether it runs on a watched
+// goroutine or (Cancellable) on the caller's.
 func TestTimeout(t *testing.T) {
-	slow := toolstest.NewSlow()
-	e := slow.Entry("test_slow", false)
-	e.Timeout = 20 * time.Millisecond
-	p, scope := newPipeline(t, tools.Options{}, e)
-	o := runOne(t, p, toolstest.Call("a", "test_slow", `{}`, scope))
-	if o.Status != tools.StatusError || o.Err.Code != apperr.ToolTimeout || !strings.Contains(o.Content, "took longer than 20ms") {
-		t.Fatalf("outcome %s %v %q", o.Status, o.Err, o.Content)
+	for _, cancellable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancellable=%v", cancellable), func(t *testing.T) {
+			slow := toolstest.NewSlow()
+			e := slow.Entry("test_slow", false)
+			e.Timeout, e.Cancellable = 20*time.Millisecond, cancellable
+			p, scope := newPipeline(t, tools.Options{}, e)
+			o := runOne(t, p, toolstest.Call("a", "test_slow", `{}`, scope))
+			if o.Status != tools.StatusError || o.Err.Code != apperr.ToolTimeout || !strings.Contains(o.Content, "took longer than 20ms") {
+				t.Fatalf("outcome %s %v %q", o.Status, o.Err, o.Content)
+			}
+		})
 	}
 }
 
