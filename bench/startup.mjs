@@ -255,13 +255,17 @@ const cairnData = join(work, "desktop-data");
 const serveData = join(work, "serve-data");
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 const web = await startStatic(resolve(bins["hello-dist"]));
-const samples = { hello: [], desktop: [], web: [], serve: [] };
+const samples = { hello: [], desktop: [], web: [], serve: [], serveMcp: [] };
 const subjects = {
   hello: (mem) => runDesktop(bins.hello, [], mem),
   desktop: (mem) => runDesktop(bins.desktop, ["--data-dir", cairnData], mem),
   web: () => runWeb(browser, web.origin),
   serve: (mem) => runServe(browser, serveData, mem),
 };
+// --mcp-data=DIR: a data directory with MCP servers configured (bench/startup.sh: 20, of
+// which 5 hang or exit at once); serve on it is timed like serve (no memory: the servers'
+// own processes would count).
+if (opt["mcp-data"]) subjects.serveMcp = () => runServe(browser, opt["mcp-data"], false);
 try {
   // Warm-up (not counted): page cache, fonts, and the data directories' databases.
   for (const run of Object.values(subjects)) await run(false);
@@ -303,6 +307,7 @@ const base = stat("hello");
 const desk = stat("desktop");
 const serve = stat("serve");
 const webBase = stat("web");
+const serveMcp = samples.serveMcp.length ? stat("serveMcp") : null;
 
 let missed = false;
 const row = (label, v, b, unit, digits = 0) => {
@@ -348,6 +353,17 @@ const out = [
     ? `For information, headless Chromium with that one page open (all its processes): PSS ${serve.chromium.pss.toFixed(1)} MiB, RSS ${serve.chromium.rss.toFixed(1)} MiB.`
     : "",
 ];
+if (serveMcp) {
+  // MCP-3: configured servers (five of them dead) must not delay the window measurably;
+  // "measurably" here: the medians within 5 %, far inside the runs' spread.
+  const ratio = serveMcp.ms / serve.ms;
+  const ok = ratio <= 1.05;
+  if (!ok) missed = true;
+  out.push(
+    "",
+    `serve + Chromium with 20 MCP servers configured (15 server-everything over stdio, 3 that hang, 2 that exit at once): ${serveMcp.ms.toFixed(0)} ms [${serveMcp.min.toFixed(0)}–${serveMcp.max.toFixed(0)}] vs ${serve.ms.toFixed(0)} ms with none: ${ratio.toFixed(2)}x (goal: no measurable difference, ≤ 1.05x): ${ok ? "met" : "MISSED"}.`,
+  );
+}
 console.log(out.join("\n"));
 if (opt.json) writeFileSync(opt.json, JSON.stringify({ runs: RUNS, memRuns: MEM_RUNS, idleMs: IDLE_MS, samples }, null, 2));
 process.exitCode = missed ? 1 : 0;

@@ -8,6 +8,9 @@
 #     in the same Chromium (static server, a shim for the Wails bridge);
 #   - idle memory after 10 s: Pss and Rss summed over the app and all its child processes
 #     (WebKit's web and network processes), from /proc/PID/smaps_rollup.
+#   - serve + Chromium again with 20 MCP servers configured (15 server-everything over
+#     stdio, 3 that hang, 2 that exit at once) against none (MCP-3: no measurable
+#     difference).
 # Median of 10 start-ups (after one warm-up), memory median of 3. Goal: Cairn ≤ 1.15x.
 #
 # The hello-world is `wails init -t vanilla` with the smallest change that lets "ready" be
@@ -63,6 +66,20 @@ EOF
 hello="$work/hello/build/bin/hello"
 [ -x "$hello" ] || fail "no $hello" "$work/hello-build.log"
 
+echo "startup: configuring 20 MCP servers (15 server-everything, 5 dead) in a data directory…" >&2
+npm_dir=backend/mcp/testdata/npm
+everything=$root/$npm_dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+[ -f "$everything" ] || npm ci --prefix "$npm_dir" --no-audit --no-fund >"$work/npm.log" 2>&1 || fail "npm ci in $npm_dir failed" "$work/npm.log"
+node -e '
+const [ev, node] = process.argv.slice(1);
+const s = {};
+for (let i = 0; i < 15; i++) s[`everything-${i}`] = { command: node, args: [ev, "stdio"] };
+for (let i = 0; i < 3; i++) s[`hangs-${i}`] = { command: "sleep", args: ["600"] };
+for (let i = 0; i < 2; i++) s[`exits-${i}`] = { command: "sh", args: ["-c", "echo broken >&2; exit 1"] };
+console.log(JSON.stringify({ mcpServers: s }));' "$everything" "$(command -v node)" >"$work/mcp20.json"
+CAIRN_SECRETS=file bin/cairn --data-dir "$work/mcp-data" mcp import "$work/mcp20.json" >"$work/mcp-import.log" 2>&1 ||
+  fail "cairn mcp import failed" "$work/mcp-import.log"
+
 display=:$((200 + RANDOM % 100))
 Xvfb "$display" -screen 0 1280x860x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 xvfb=$!
@@ -73,7 +90,7 @@ echo "startup: measuring ($runs runs, memory in $mem_runs after ${idle} s idle; 
 set +e
 node bench/startup.mjs --runs="$runs" --mem-runs="$mem_runs" --idle="$idle" --display="$display" \
   --hello="$hello" --hello-dist="$work/hello/frontend/dist" --desktop="$root/build/bin/cairn" --cli="$root/bin/cairn" \
-  --json="$root/bench/out/startup.json" | tee bench/out/startup.md
+  --mcp-data="$work/mcp-data" --json="$root/bench/out/startup.json" | tee bench/out/startup.md
 code=${PIPESTATUS[0]}
 set -e
 # startup.mjs stops every process tree it started; the hello-world's path is unique to this run.

@@ -43,6 +43,11 @@ export function systemApi(t: Transport) {
     doctor: () => t.call<DoctorReport>("Doctor"),
     /** Reports whether this window has the focus (approval notifications). */
     windowFocus: (windowId: string, focused: boolean) => t.call<void>("WindowFocus", windowId, focused),
+    /**
+     * Desktop only: saves text where the user picks in the native save dialog; resolves to
+     * the path written, or "" when the user cancelled.
+     */
+    saveTextFile: (defaultName: string, content: string) => t.call<string>("SaveTextFile", defaultName, content),
   };
 }
 

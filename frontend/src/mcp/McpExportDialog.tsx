@@ -3,7 +3,8 @@ import { useTranslation } from "react-i18next";
 import { toAppError, useClient, type AppError, type McpExport } from "../api";
 import { copyText } from "../chat/markdown/clipboard";
 import { Dialog } from "../components/Dialog";
-import { downloadText } from "../components/download";
+import { useSaveText } from "../components/download";
+import { useAppInfo } from "../shell/appInfo";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 
@@ -14,6 +15,9 @@ export function McpExportDialog({ open, onClose }: { open: boolean; onClose: () 
   const [data, setData] = useState<McpExport | null>(null);
   const [error, setError] = useState<AppError | null>(null);
   const [copied, setCopied] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const saveText = useSaveText();
+  const desktop = useAppInfo().info?.desktop === true;
 
   useEffect(() => {
     if (!open) return;
@@ -21,6 +25,7 @@ export function McpExportDialog({ open, onClose }: { open: boolean; onClose: () 
     setData(null);
     setError(null);
     setCopied(false);
+    setSaved(null);
     client.mcp.exportJSON().then(
       (d) => live && setData(d),
       (e: unknown) => live && setError(toAppError(e)),
@@ -31,6 +36,16 @@ export function McpExportDialog({ open, onClose }: { open: boolean; onClose: () 
   }, [open, client]);
 
   const withheld = data?.withheldSecrets ?? [];
+  const save = async () => {
+    if (!data) return;
+    setError(null);
+    try {
+      const out = await saveText("mcp-servers.json", data.json, "application/json");
+      setSaved(out.kind === "saved" ? out.file : null);
+    } catch (e) {
+      setError(toAppError(e));
+    }
+  };
   const copy = async () => {
     if (!data) return;
     const ok = await copyText(data.json);
@@ -57,16 +72,21 @@ export function McpExportDialog({ open, onClose }: { open: boolean; onClose: () 
             type="button"
             className="btn btn--primary"
             disabled={!data}
-            onClick={() => data && downloadText("mcp-servers.json", data.json, "application/json")}
+            onClick={() => void save()}
             data-testid="mcp-export-download"
           >
             <Icon name="arrowDown" size={14} />
-            {t("mcp.export.download")}
+            {desktop ? t("mcp.export.save") : t("mcp.export.download")}
           </button>
         </>
       }
     >
       {error && <ErrorView error={error} />}
+      {saved && (
+        <p className="field__help" role="status" data-testid="mcp-export-saved">
+          {t("mcp.export.saved", { path: saved })}
+        </p>
+      )}
       {!data && !error && (
         <p className="muted" role="status">
           {t("common:status.loading")}

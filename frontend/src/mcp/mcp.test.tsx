@@ -336,6 +336,33 @@ describe("Settings → MCP servers", () => {
     expect(text).toContain('"GITHUB_TOKEN": ""');
   });
 
+  it("saves the export through the native dialog in the desktop window", async () => {
+    const backend = new FakeBackend();
+    backend.desktop = true;
+    backend.savePath = "/home/u/Documents/mcp-servers.json";
+    backend.mcp.addServer({ name: "gh" });
+    const createObjectURL = vi.fn(() => "blob:x");
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
+    const { user } = open(backend);
+    await item("gh");
+    await user.click(screen.getByTestId("mcp-export"));
+    const dialog = screen.getByTestId("mcp-export-dialog");
+    await within(dialog).findByTestId("mcp-export-json");
+    expect(within(dialog).getByTestId("mcp-export-download")).toHaveTextContent("Save…");
+    await user.click(within(dialog).getByTestId("mcp-export-download"));
+    expect(await within(dialog).findByTestId("mcp-export-saved")).toHaveTextContent("Saved to /home/u/Documents/mcp-servers.json.");
+    expect(backend.saves).toHaveLength(1);
+    expect(backend.saves[0]?.name).toBe("mcp-servers.json");
+    expect(backend.saves[0]?.content).toContain('"mcpServers"');
+    expect(createObjectURL).not.toHaveBeenCalled();
+
+    // cancelled: nothing saved, nothing claimed
+    backend.savePath = "";
+    await user.click(screen.getByTestId("mcp-export-download"));
+    await waitFor(() => expect(within(dialog).queryByTestId("mcp-export-saved")).toBeNull());
+    expect(backend.saves).toHaveLength(1);
+  });
+
   it("speaks Chinese", async () => {
     const backend = new FakeBackend();
     backend.mcp.addServer({ name: "files", status: { state: "ready", since: 1 } });

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, type AppError, type AuditEntry, type AuditQuery } from "../api";
-import { downloadText } from "../components/download";
+import { useSaveText } from "../components/download";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { parseToolName } from "../tools/model";
@@ -45,6 +45,7 @@ const decisionBadge = (d: string) =>
 export function AuditLog() {
   const { t } = useTranslation("settings");
   const client = useClient();
+  const saveText = useSaveText();
   const [text, setText] = useState("");
   const [search, setSearch] = useState("");
   const [decision, setDecision] = useState("");
@@ -131,8 +132,8 @@ export function AuditLog() {
     setExported(null);
     try {
       const file = await client.permissions.exportAudit(format, query());
-      downloadText(file.fileName, file.content, file.mimeType);
-      setExported({ count: file.count, file: file.fileName });
+      const saved = await saveText(file.fileName, file.content, file.mimeType);
+      if (saved.kind !== "cancelled") setExported({ count: file.count, file: saved.file });
     } catch (e) {
       setError(toAppError(e));
     } finally {

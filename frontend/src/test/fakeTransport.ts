@@ -82,6 +82,12 @@ export class FakeBackend {
   secretBackend: SecretsSnapshot["backend"] = "file";
   readonly windows: FakeTransport[] = [];
   readyCalls: string[] = [];
+  /** Whether Ready says this is the desktop window (which saves files through SaveTextFile). */
+  desktop = false;
+  /** What the desktop save dialog answers: a path, or "" for cancel. */
+  savePath = "/home/u/Downloads/export.json";
+  /** Files saved through SaveTextFile: name suggested, content written. */
+  saves: { name: string; content: string }[] = [];
   doctorOK = true;
   /** Sessions, messages and providers (the chat facade). */
   readonly chat: FakeChat;
@@ -141,8 +147,13 @@ export class FakeBackend {
           goVersion: "go1.26.8",
           platform: "linux/amd64",
           dataDir: "/home/u/.config/cairn",
-          desktop: false,
+          desktop: this.desktop,
         };
+      },
+      SaveTextFile: (name, content) => {
+        if (!this.desktop) throw appErr("file_save_failed", { path: String(name), message: "not the desktop window" }, "no dialog");
+        if (this.savePath) this.saves.push({ name: String(name), content: String(content) });
+        return this.savePath;
       },
       GetSettings: () => this.snapshot(),
       SetSetting: (key, value) => this.set(String(key), value),
