@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -69,6 +70,12 @@ type Services struct {
 
 	closers   []func() error
 	warmAfter time.Duration
+	warm      struct {
+		mu    sync.Mutex
+		timer *time.Timer
+		at    time.Time // when the timer fires
+		fired bool
+	}
 }
 
 // DefaultDataDir is the OS user config directory's "cairn", or CAIRN_DATA_DIR.
@@ -162,17 +169,45 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 // anything, and OS notifications for approvals that wait while no window has the focus.
 // CLI commands do not call it, so they spawn nothing they do not use.
 func (s *Services) StartBackground(ctx context.Context) {
-	// The MCP warmer waits for the first window to be ready (FrontendReady), or
-	// warmAfter when none comes: starting the servers' processes competes for the CPU
-	// with the window's own start. Chats meanwhile use the cached tool lists.
-	t := time.AfterFunc(s.warmAfter, s.MCP.Start)
-	s.closers = append(s.closers, func() error { t.Stop(); return nil })
+	// The MCP warmer waits until a window has had time to draw (FrontendReady), or
+	// warmAfter when no window comes: starting the servers' processes competes for the
+	// CPU with the window's own start. Chats meanwhile use the cached tool lists.
+	s.warm.mu.Lock()
+	s.warm.at = time.Now().Add(s.warmAfter)
+	s.warm.timer = time.AfterFunc(s.warmAfter, s.startWarmer)
+	s.warm.mu.Unlock()
+	s.closers = append(s.closers, func() error {
+		s.warm.mu.Lock()
+		defer s.warm.mu.Unlock()
+		s.warm.timer.Stop()
+		return nil
+	})
 	go notify.Watch(ctx, s.Bus, s.Presence, notify.DBus{AppName: "Cairn"}, s.Log)
 }
 
-// FrontendReady is called when a window has come up; the first call starts the MCP
-// warmer (see StartBackground). Later calls do nothing.
-func (s *Services) FrontendReady() { s.MCP.Start() }
+// afterReady is how long the MCP warmer waits after the first window called Ready: the
+// call comes before the window's first frame, which should not share the CPU with twenty
+// servers starting.
+const afterReady = time.Second
+
+// FrontendReady is called when a window starts; the first call brings the MCP warmer
+// forward to afterReady from now (see StartBackground).
+func (s *Services) FrontendReady() {
+	s.warm.mu.Lock()
+	defer s.warm.mu.Unlock()
+	if s.warm.timer == nil || s.warm.fired || time.Until(s.warm.at) <= afterReady {
+		return
+	}
+	s.warm.at = time.Now().Add(afterReady)
+	s.warm.timer.Reset(afterReady)
+}
+
+func (s *Services) startWarmer() {
+	s.warm.mu.Lock()
+	s.warm.fired = true
+	s.warm.mu.Unlock()
+	s.MCP.Start()
+}
 
 // Close releases everything in reverse order of opening.
 func (s *Services) Close() error {
