@@ -91,8 +91,13 @@ func TestApprovalThroughTheWholeBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := waitPending(t, s, sess.ID)
-	if st := s.Chat.State(sess.ID); st != chat.StateAwaitingApproval {
-		t.Fatalf("state = %s, want awaiting-approval", st)
+	// The session's state follows the stored request (the chat loop hears of it next).
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Chat.State(sess.ID) != chat.StateAwaitingApproval {
+		if time.Now().After(deadline) {
+			t.Fatalf("state = %s, want awaiting-approval", s.Chat.State(sess.ID))
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	if runs.Load() != 0 {
 		t.Fatal("the tool ran before it was approved")
