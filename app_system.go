@@ -23,6 +23,9 @@ type ReadyInfo struct {
 func (a *App) Ready(window string) (ReadyInfo, error) {
 	a.s.Log.Info("frontend ready", "window", window)
 	a.s.FrontendReady()
+	if a.onReady != nil {
+		a.onReady()
+	}
 	return ReadyInfo{Info: buildinfo.Get(), DataDir: a.s.DataDir, Desktop: a.desktop}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/cli"
@@ -34,6 +36,11 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	}
 	defer s.Close()
 	app := NewApp(ctx, s, true)
+	var trim sync.Once
+	app.onReady = func() {
+		// Once the first frame is long done, return what the start freed to the kernel.
+		trim.Do(func() { time.AfterFunc(3*time.Second, releaseFreedHeap) })
+	}
 	app.chooseSavePath = func(ctx context.Context, name string) (string, error) {
 		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
 	}

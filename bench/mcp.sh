@@ -2,9 +2,10 @@
 # MCP benchmarks (MCP-1..3), against @modelcontextprotocol/server-everything (npm, pinned in
 # backend/mcp/testdata/npm, installed on first use):
 #   - 1,000 `echo` calls per transport (stdio, Streamable HTTP, SSE) through Cairn's full
-#     path (registry + pipeline, auto-allowed) vs raw go-sdk vs the official TypeScript
-#     SDK client; p50 / p99 and calls/s. Goal: Cairn within 1.2x of raw go-sdk and faster
-#     than the TS client on every transport.
+#     path (registry + pipeline, auto-allowed) vs raw go-sdk (side by side, alternating
+#     in blocks of 50) vs the official TypeScript SDK client; p50 / p99 and calls/s.
+#     Goal: Cairn within 1.2x of raw go-sdk and faster than the TS client on every
+#     transport.
 #   - start-up (New + Start) with 0 vs 20 configured servers (5 of them dead); goal: no
 #     measurable difference.
 # The echo benchmark runs MCP_COUNT times (default 5), each run all paths in turn (TS SDK,
@@ -36,13 +37,18 @@ missed=0
 echo
 printf '%-16s %-11s %10s %10s %10s %7s   %s\n' transport path p50-µs p99-µs calls/s vs-raw verdict
 for tr in stdio streamable-http sse; do
-	raw=$(metric "transport=$tr/path=raw-go-sdk" calls/s "$out/mcp-echo.txt")
+	side="transport=$tr/path=interleaved"
+	raw=$(metric "$side" raw-calls/s "$out/mcp-echo.txt")
 	ts=$(metric "transport=$tr/path=ts-sdk" calls/s "$out/mcp-echo.txt")
 	for path in cairn raw-go-sdk ts-sdk; do
-		b="transport=$tr/path=$path"
-		p50=$(metric "$b" p50-µs "$out/mcp-echo.txt")
-		p99=$(metric "$b" p99-µs "$out/mcp-echo.txt")
-		cps=$(metric "$b" calls/s "$out/mcp-echo.txt")
+		case $path in
+		cairn) b=$side prefix=cairn- ;;
+		raw-go-sdk) b=$side prefix=raw- ;;
+		ts-sdk) b="transport=$tr/path=ts-sdk" prefix= ;;
+		esac
+		p50=$(metric "$b" "${prefix}p50-µs" "$out/mcp-echo.txt")
+		p99=$(metric "$b" "${prefix}p99-µs" "$out/mcp-echo.txt")
+		cps=$(metric "$b" "${prefix}calls/s" "$out/mcp-echo.txt")
 		verdict=""
 		ratio=$(awk -v c="$cps" -v r="$raw" 'BEGIN { printf "%.2fx", r / c }')
 		if [ "$path" = cairn ]; then

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -226,7 +225,7 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 		dec.Flush()
 		s.log.Eventf("process %d %s", p.Pid(), p.Describe())
 	}()
-	t := &stdioTransport{p: p, grace: m.opt.StopGrace}
+	t := &stdioTransport{p: p, grace: m.opt.StopGrace, log: s.log}
 	cs, err := client.Connect(ctx, t, opts)
 	if err != nil {
 		_ = p.Stop(m.opt.StopGrace / 4)
@@ -278,17 +277,14 @@ func timeoutError(rc resolved, err error) *apperr.Error {
 type stdioTransport struct {
 	p     *proc.Process
 	grace time.Duration
+	log   *logring.Ring
 }
 
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	it := &mcp.IOTransport{Reader: io.NopCloser(t.p.Stdout()), Writer: stdioWriter{t}}
-	return it.Connect(ctx)
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	return newLineConn(t.p.Stdout(), t.p.Stdin(), func() error { return t.p.Stop(t.grace) }, func(line string) {
+		t.log.Eventf("skipped a line on stdout that is not a JSON-RPC message: %s", line)
+	}), nil
 }
-
-type stdioWriter struct{ t *stdioTransport }
-
-func (w stdioWriter) Write(b []byte) (int, error) { return w.t.p.Stdin().Write(b) }
-func (w stdioWriter) Close() error                { return w.t.p.Stop(w.t.grace) }
 
 // --- HTTP ---
 

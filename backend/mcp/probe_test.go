@@ -146,3 +146,30 @@ case "$first" in *'"server/discover"'*) echo "unexpected request before initiali
 		t.Fatalf("call: %+v %v", res, err)
 	}
 }
+
+// TestStdoutNoiseIsSkipped: a server that prints something other than JSON-RPC on stdout
+// (a banner, a stray log line) keeps its session; the line shows in the server's log.
+func TestStdoutNoiseIsSkipped(t *testing.T) {
+	mcptest.NeedNPM(t)
+	h := newHarness(t, cold)
+	v := h.save(Server{Name: "chatty", Transport: TransportStdio, Command: "sh",
+		Args: []string{"-c", `echo "Weather server v1.2 starting…"; echo; exec "$0" "$1" stdio`, mcptest.Node(t), mcptest.Everything()}, Enabled: true})
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := h.m.RefreshTools(ctx, v.ID); err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if res, err := h.call(v.ID, "echo", `{"message":"still here"}`, nil); err != nil || !strings.Contains(res.Content, "still here") {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	lines, err := h.m.Logs(v.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range lines {
+		found = found || strings.Contains(l.Text, "not a JSON-RPC message: Weather server v1.2 starting…")
+	}
+	if !found {
+		t.Fatalf("the skipped line is not in the log: %+v", lines)
+	}
+}
