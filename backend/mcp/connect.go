@@ -70,8 +70,17 @@ type resolved struct {
 // the protocol (see LegacyProtocolVersion), and classifies failures into the apperr
 // codes a user can act on.
 func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, error) {
-	probe := rc.Transport != TransportBuiltin && m.shouldProbe(ctx, s.id)
+	s.mu.Lock()
+	skip := s.probeTimedOut
+	s.mu.Unlock()
+	probe := rc.Transport != TransportBuiltin && !skip && m.shouldProbe(ctx, s.id)
 	c, err := m.dialOnce(ctx, s, rc, probe)
+	if err != nil && probe && apperr.Is(err, apperr.MCPConnectTimeout) {
+		s.mu.Lock()
+		s.probeTimedOut = true
+		s.mu.Unlock()
+		s.log.Eventf("no answer after offering server/discover; the next connect uses initialize only")
+	}
 	if err != nil && probe && retryWithoutProbe(err) {
 		// A server that mishandles a request before initialize (some exit, some close
 		// the session) still gets a clean initialize-only connection, and is not probed

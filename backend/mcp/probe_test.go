@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/mcp/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -171,5 +172,26 @@ func TestStdoutNoiseIsSkipped(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the skipped line is not in the log: %+v", lines)
+	}
+}
+
+// TestProbeNeverAnswered: a server that silently drops a method it does not know costs
+// one connect timeout; the next connect skips the probe and works.
+func TestProbeNeverAnswered(t *testing.T) {
+	mcptest.NeedNPM(t)
+	script := `read -r first
+case "$first" in *'"server/discover"'*) first="";; esac
+{ if [ -n "$first" ]; then printf '%s\n' "$first"; fi; exec cat; } | exec "$0" "$1" stdio`
+	h := newHarness(t, cold)
+	v := h.save(Server{Name: "mute", Transport: TransportStdio, Command: "sh", ConnectTimeoutMs: 1500,
+		Args: []string{"-c", script, mcptest.Node(t), mcptest.Everything()}, Enabled: true})
+	ctx := ctxT(t, 60*time.Second)
+	_, err := h.m.RefreshTools(ctx, v.ID)
+	wantCode(t, err, apperr.MCPConnectTimeout)
+	if _, err := h.m.Restart(ctx, v.ID); err != nil {
+		t.Fatalf("the connect after the timeout: %v", err)
+	}
+	if res, err := h.call(v.ID, "echo", `{"message":"hi"}`, nil); err != nil || !strings.Contains(res.Content, "hi") {
+		t.Fatalf("call: %+v %v", res, err)
 	}
 }

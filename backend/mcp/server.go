@@ -31,6 +31,10 @@ type server struct {
 	retry       *time.Timer
 	retryAt     time.Time
 	signIns     uint64 // completed sign-ins: a connect that began before one is not final
+	// probeTimedOut: a connect that offered server/discover ran out of time. Some
+	// servers never answer a method they do not know; later connects of this process
+	// skip the probe.
+	probeTimedOut bool
 
 	dead         bool // deleted, or the manager closed: never connect again
 	refreshing   bool
