@@ -98,7 +98,7 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 			c.info.Name, c.info.Title, c.info.Version = res.ServerInfo.Name, res.ServerInfo.Title, res.ServerInfo.Version
 		}
 	}
-	if probe {
+	if probe || skip { // offered now, or earlier in this process without an answer
 		c.info.ProbedAt = m.now().UnixMilli()
 	} else if cat, ok, _ := m.db.cache(ctx, s.id); ok {
 		c.info.ProbedAt = cat.ServerInfo.ProbedAt

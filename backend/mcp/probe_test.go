@@ -194,4 +194,8 @@ case "$first" in *'"server/discover"'*) first="";; esac
 	if res, err := h.call(v.ID, "echo", `{"message":"hi"}`, nil); err != nil || !strings.Contains(res.Content, "hi") {
 		t.Fatalf("call: %+v %v", res, err)
 	}
+	// Remembered beyond this process: the cache says the probe was offered.
+	if h.m.shouldProbe(ctx, v.ID) {
+		t.Fatal("a new process would offer the probe again at once")
+	}
 }
