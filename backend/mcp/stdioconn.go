@@ -63,7 +63,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		switch line[0] {
 		case '{':
-			m, err := jsonrpc.DecodeMessage(line)
+			m, err := decodeMessage(line)
 			if err != nil {
 				c.skip(line, err)
 				continue
@@ -76,7 +76,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				continue
 			}
 			for _, raw := range raws {
-				m, err := jsonrpc.DecodeMessage(raw)
+				m, err := decodeMessage(raw)
 				if err != nil {
 					c.skip(raw, err)
 					continue
@@ -158,3 +158,42 @@ func (c *lineConn) Close() error {
 
 // SessionID is empty: stdio has no session ids.
 func (c *lineConn) SessionID() string { return "" }
+
+// wireMessage is a JSON-RPC 2.0 message as it travels.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      any             `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
+// decodeMessage is jsonrpc.DecodeMessage without its streaming decoder, which allocates
+// a buffer of tens of KiB for every message, twice per tool call counting the result.
+// The rules are the same: version "2.0", a method makes a request (or a notification
+// without an id), otherwise a response that must have an id.
+func decodeMessage(data []byte) (jsonrpc.Message, error) {
+	var w wireMessage
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if w.JSONRPC != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.JSONRPC, "2.0")
+	}
+	id, err := jsonrpc.MakeID(w.ID)
+	if err != nil {
+		return nil, err
+	}
+	if w.Method != nil {
+		return &jsonrpc.Request{Method: *w.Method, ID: id, Params: w.Params}, nil
+	}
+	if !id.IsValid() {
+		return nil, errors.New("a JSON-RPC response without an id")
+	}
+	resp := &jsonrpc.Response{ID: id, Result: w.Result}
+	if w.Error != nil {
+		resp.Error = w.Error
+	}
+	return resp, nil
+}

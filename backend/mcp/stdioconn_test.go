@@ -63,3 +63,36 @@ func TestLineConnRead(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeMessageMatchesGoSDK: the connection's decoder gives what go-sdk's does for
+// requests, notifications, results, errors and every id form, and refuses what it refuses.
+func TestDecodeMessageMatchesGoSDK(t *testing.T) {
+	cases := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"cairn-1","progress":1}}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`,
+		`{"jsonrpc":"2.0","id":"x","result":{}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found","data":{"method":"server/discover"}}}`,
+		`{"jsonrpc":"2.0","id":2.5,"result":{}}`,
+		`{"jsonrpc":"1.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","params":[1,2]}`,
+	}
+	for _, in := range cases {
+		want, wantErr := jsonrpc.DecodeMessage([]byte(in))
+		got, gotErr := decodeMessage([]byte(in))
+		if (wantErr != nil) != (gotErr != nil) {
+			t.Fatalf("%s: go-sdk error %v, ours %v", in, wantErr, gotErr)
+		}
+		if wantErr != nil {
+			continue
+		}
+		wb, _ := jsonrpc.EncodeMessage(want)
+		gb, _ := jsonrpc.EncodeMessage(got)
+		if string(wb) != string(gb) {
+			t.Fatalf("%s:\n go-sdk %s\n ours   %s", in, wb, gb)
+		}
+	}
+}
