@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"os"
-	"path/filepath"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
+	"github.com/cairn-app/cairn/backend/privfile"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 )
@@ -66,37 +66,16 @@ func (a *App) SaveTextFile(defaultName, content string) (string, error) {
 			WithParam("path", defaultName).WithParam("message", "only the desktop window saves files; the browser downloads them")
 	}
 	path, err := a.chooseSavePath(a.ctx, defaultName)
-	if err != nil || path == "" {
-		if err != nil {
-			return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
-		}
-		return "", nil
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
 	}
-	if err := writePrivate(path, []byte(content)); err != nil {
+	if path == "" {
+		return "", nil // cancelled
+	}
+	if err := privfile.Write(path, []byte(content)); err != nil {
 		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save %s", path).WithParam("path", path).WithParam("message", errMessage(err))
 	}
 	return path, nil
-}
-
-// writePrivate writes through a temporary file in the same directory and renames it, so
-// a failed save never leaves a truncated file where an old one was.
-func writePrivate(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o600)); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // errMessage is an error without Go's "open /path:" prefix, for a message that already

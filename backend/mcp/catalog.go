@@ -146,12 +146,12 @@ func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, erro
 		return nil, err
 	}
 	s.log.Eventf("catalog refreshed: %d tools", len(list))
-	m.syncServer(ctx, id)
-	m.publishServer(id)
 	prefs, err := m.db.prefs(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	m.syncFrom(id, cat, true, prefs)
+	m.publishServer(id)
 	return toolInfos(cfg, cat, prefs), nil
 }
 
@@ -205,11 +205,11 @@ func (m *Manager) syncAll(ctx context.Context) {
 		return
 	}
 	// Two queries for all servers: start-up must not grow with the number configured.
-	cats, err := m.db.caches(ctx)
+	cats, err := m.db.caches(ctx, "")
 	if err != nil {
 		return
 	}
-	prefs, err := m.db.allPrefs(ctx)
+	prefs, err := m.db.allPrefs(ctx, "")
 	if err != nil {
 		return
 	}
@@ -223,9 +223,10 @@ func (m *Manager) syncAll(ctx context.Context) {
 // cached tools (idempotent; a disabled or deleted server's namespace is emptied).
 func (m *Manager) syncServer(ctx context.Context, id string) {
 	m.mu.Lock()
-	reg := m.reg
+	reg, s := m.reg, m.servers[id]
 	m.mu.Unlock()
-	if reg == nil {
+	if reg == nil || s == nil || !s.config().Enabled {
+		m.syncFrom(id, catalog{}, false, nil) // empties the namespace; reads nothing
 		return
 	}
 	cat, ok, err := m.db.cache(ctx, id)

@@ -73,7 +73,10 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 	s.mu.Lock()
 	skip := s.probeTimedOut
 	s.mu.Unlock()
-	probe := rc.Transport != TransportBuiltin && !skip && m.shouldProbe(ctx, s.id)
+	probe, probedAt := false, int64(0)
+	if rc.Transport != TransportBuiltin && !skip {
+		probe, probedAt = m.shouldProbe(ctx, s.id)
+	}
 	c, err := m.dialOnce(ctx, s, rc, probe)
 	if err != nil && probe && apperr.Is(err, apperr.MCPConnectTimeout) {
 		s.mu.Lock()
@@ -100,20 +103,25 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 	}
 	if probe || skip { // offered now, or earlier in this process without an answer
 		c.info.ProbedAt = m.now().UnixMilli()
-	} else if cat, ok, _ := m.db.cache(ctx, s.id); ok {
-		c.info.ProbedAt = cat.ServerInfo.ProbedAt
+	} else {
+		c.info.ProbedAt = probedAt
 	}
 	return c, nil
 }
 
 // shouldProbe says whether to offer server/discover: on first contact, to a server that
 // negotiated the newer protocol last time, and again reprobeAfter since the last offer.
-func (m *Manager) shouldProbe(ctx context.Context, id string) bool {
+// It also returns when the probe was last offered, which the connection keeps.
+func (m *Manager) shouldProbe(ctx context.Context, id string) (bool, int64) {
 	cat, ok, err := m.db.cache(ctx, id)
-	if err != nil || !ok || cat.ServerInfo.ProtocolVersion == "" || cat.ServerInfo.ProtocolVersion >= modernProtocolVersion {
-		return true
+	if err != nil || !ok {
+		return true, 0
 	}
-	return m.now().Sub(time.UnixMilli(cat.ServerInfo.ProbedAt)) >= reprobeAfter
+	info := cat.ServerInfo
+	if info.ProtocolVersion == "" || info.ProtocolVersion >= modernProtocolVersion {
+		return true, info.ProbedAt
+	}
+	return m.now().Sub(time.UnixMilli(info.ProbedAt)) >= reprobeAfter, info.ProbedAt
 }
 
 // retryWithoutProbe reports whether a connect that offered server/discover failed in a

@@ -79,8 +79,6 @@ type Options struct {
 	LogLines int
 	// Now is the clock for protocol re-probes (time.Now); tests move it.
 	Now func() time.Time
-	// WarmStagger is the gap between the warmer's connects at Start (25 ms).
-	WarmStagger time.Duration
 }
 
 // Config is what New needs.
@@ -138,6 +136,9 @@ type Manager struct {
 	closed   bool
 }
 
+// warmStagger is the gap between the warmer's connects at Start.
+const warmStagger = 25 * time.Millisecond
+
 // New loads the configured servers and syncs their cached tools into the registry. It
 // connects to nothing: Start launches the warmer. It also ends the process groups a
 // killed Cairn left behind.
@@ -150,7 +151,6 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	opt.MaxRestarts = cmp.Or(opt.MaxRestarts, 5)
 	opt.StableAfter = cmp.Or(opt.StableAfter, 30*time.Second)
 	opt.ShellTimeout = cmp.Or(opt.ShellTimeout, 5*time.Second)
-	opt.WarmStagger = cmp.Or(opt.WarmStagger, 25*time.Millisecond)
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -248,7 +248,7 @@ func (m *Manager) Start() {
 	if len(ids) == 0 {
 		return
 	}
-	// One server after another, WarmStagger apart: twenty `npx` servers starting in the
+	// One server after another, warmStagger apart: twenty `npx` servers starting in the
 	// same instant would take the CPU from the window that is starting too. A server that
 	// hangs delays no other: each connects on its own.
 	m.goBackground(func() {
@@ -257,7 +257,7 @@ func (m *Manager) Start() {
 				select {
 				case <-m.ctx.Done():
 					return
-				case <-time.After(m.opt.WarmStagger):
+				case <-time.After(warmStagger):
 				}
 			}
 			m.requestRefresh(id)

@@ -195,7 +195,7 @@ case "$first" in *'"server/discover"'*) first="";; esac
 		t.Fatalf("call: %+v %v", res, err)
 	}
 	// Remembered beyond this process: the cache says the probe was offered.
-	if h.m.shouldProbe(ctx, v.ID) {
+	if probe, _ := h.m.shouldProbe(ctx, v.ID); probe {
 		t.Fatal("a new process would offer the probe again at once")
 	}
 }

@@ -180,14 +180,14 @@ func (d db) cache(ctx context.Context, id string) (catalog, bool, error) {
 	return c, ok, err
 }
 
-// caches returns the cached catalogs of the servers given, or of all when none is given:
-// start-up reads every server's in one query.
-func (d db) caches(ctx context.Context, ids ...string) (map[string]catalog, error) {
+// caches returns the cached catalog of server id, or of every server when id is "":
+// start-up reads them all in one query.
+func (d db) caches(ctx context.Context, id string) (map[string]catalog, error) {
 	q := "SELECT server_id, tools, instructions, server_info, refreshed_at FROM mcp_tool_cache"
 	var args []any
-	if len(ids) == 1 {
+	if id != "" {
 		q += " WHERE server_id = ?"
-		args = append(args, ids[0])
+		args = append(args, id)
 	}
 	rows, err := d.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -244,14 +244,14 @@ func (d db) prefs(ctx context.Context, id string) (map[string]toolPref, error) {
 	return map[string]toolPref{}, nil
 }
 
-// allPrefs returns the tool preferences of the servers given (all when none is given),
+// allPrefs returns the tool preferences of server id (of every server when id is ""),
 // by server id.
-func (d db) allPrefs(ctx context.Context, ids ...string) (map[string]map[string]toolPref, error) {
+func (d db) allPrefs(ctx context.Context, id string) (map[string]map[string]toolPref, error) {
 	q := "SELECT server_id, tool, enabled, approval FROM mcp_tool_prefs"
 	var args []any
-	if len(ids) == 1 {
+	if id != "" {
 		q += " WHERE server_id = ?"
-		args = append(args, ids[0])
+		args = append(args, id)
 	}
 	rows, err := d.QueryContext(ctx, q, args...)
 	if err != nil {

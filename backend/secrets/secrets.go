@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/privfile"
 	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/zalando/go-keyring"
@@ -316,27 +317,7 @@ func (f *fileBackend) save(m map[string]string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".secrets-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), f.path)
+	return privfile.Write(f.path, b)
 }
 
 func (f *fileBackend) get(name string) (string, error) {

@@ -9,7 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // ErrNone says that no session bus is running for this user.
@@ -35,23 +36,8 @@ func find(env string, runtimeDirs []string) (string, error) {
 		}
 		sock := filepath.Join(d, "bus")
 		if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-			return "unix:path=" + escape(sock), nil
+			return "unix:path=" + dbus.EscapeBusAddressValue(sock), nil
 		}
 	}
 	return "", ErrNone
-}
-
-// escape applies D-Bus address value escaping: bytes outside [-0-9A-Za-z_/.\*] become %XX.
-func escape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '-' || c == '_' || c == '/' || c == '.' || c == '\\' || c == '*' ||
-			(c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(c)|0x100, 16)[1:]))
-	}
-	return b.String()
 }

@@ -5,7 +5,6 @@ export { isAppError, toAppError } from "./errors";
 export { createClient, SessionStores, type CairnClient } from "./client";
 export { ClientProvider, useClient, useProviders, useSecrets, useSession, useSessionList, useSettings, useTopic } from "./context";
 export { detectTransport } from "./transport";
-export { readPageData, withPageCalls, PAGE_DATA_ID, type PageData } from "./page";
 export { TopicStore, RELOAD, type TopicState, type Snapshot } from "./store";
 export * from "./settings";
 export * from "./secrets";
