@@ -3,9 +3,10 @@
 # built in the same run with the same pinned Wails CLI:
 #   - desktop: process start → the frontend called the bound Ready method ("frontend
 #     ready"), under Xvfb, for build/bin/cairn and for the hello-world;
-#   - serve + Chromium: spawn of `bin/cairn serve` → body[data-ready="1"] in a page of an
-#     already running headless Chromium, against the hello-world's built frontend opened
-#     in the same Chromium (static server, a shim for the Wails bridge);
+#   - serve + Chromium: spawn of `bin/cairn serve` → body[data-ready="1"] set in a page of
+#     an already running headless Chromium, against the hello-world's built frontend served
+#     by bench/helloserve (the smallest Go HTTP server, spawned the same way, with a shim
+#     for the Wails bridge) in the same Chromium;
 #   - idle memory after 10 s: Pss and Rss summed over the app and all its child processes
 #     (WebKit's web and network processes), from /proc/PID/smaps_rollup.
 #   - serve + Chromium again with 20 MCP servers configured (15 server-everything over
@@ -65,6 +66,8 @@ EOF
   fail "hello-world build failed" "$work/hello-build.log"
 hello="$work/hello/build/bin/hello"
 [ -x "$hello" ] || fail "no $hello" "$work/hello-build.log"
+CGO_ENABLED=0 go build -o "$work/helloserve" ./bench/helloserve >"$work/helloserve-build.log" 2>&1 ||
+  fail "helloserve build failed" "$work/helloserve-build.log"
 
 echo "startup: configuring 20 MCP servers (15 server-everything, 5 dead) in a data directory…" >&2
 npm_dir=backend/mcp/testdata/npm
@@ -89,7 +92,7 @@ for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1
 echo "startup: measuring ($runs runs, memory in $mem_runs after ${idle} s idle; progress below)…" >&2
 set +e
 node bench/startup.mjs --runs="$runs" --mem-runs="$mem_runs" --idle="$idle" --display="$display" \
-  --hello="$hello" --hello-dist="$work/hello/frontend/dist" --desktop="$root/build/bin/cairn" --cli="$root/bin/cairn" \
+  --hello="$hello" --hello-dist="$work/hello/frontend/dist" --helloserve="$work/helloserve" --desktop="$root/build/bin/cairn" --cli="$root/bin/cairn" \
   --mcp-data="$work/mcp-data" --json="$root/bench/out/startup.json" | tee bench/out/startup.md
 code=${PIPESTATUS[0]}
 set -e

@@ -16,31 +16,46 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := f.Parse(args); err != nil {
 		return err
 	}
+	// Listen and print the URL first, then open the backend: a browser opened on the URL
+	// spends its first ~150 ms creating a tab and a renderer, and its first request waits
+	// in the listen backlog until the server below takes the listener.
+	ln, err := server.Listen(ctx, *addr, *allowRemote)
+	if err != nil {
+		return err
+	}
+	token, err := server.NewToken()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Cairn is serving at %s\n", server.URL(ln.Addr(), token))
+	if fl, ok := env.Stdout.(interface{ Sync() error }); ok {
+		fl.Sync()
+	}
 	s, err := env.Open(ctx)
 	if err != nil {
+		ln.Close() // the waiting browser sees the connection refused, the terminal the error
 		return err
 	}
 	defer s.Close()
 	bound := env.Deps.NewBound(ctx, s)
 	s.StartBackground(ctx)
 	srv, err := server.New(server.Config{
-		Addr:        *addr,
+		Listener:    ln,
 		AllowRemote: *allowRemote,
+		Token:       token,
 		Bound:       bound,
 		Bus:         s.Bus,
 		Assets:      env.Deps.Assets,
 		Logger:      slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
+		ln.Close()
 		return err
 	}
-	url, err := srv.Start(ctx)
-	if err != nil {
+	if _, err := srv.Start(ctx); err != nil {
+		ln.Close()
 		return err
-	}
-	fmt.Fprintf(env.Stdout, "Cairn is serving at %s\n", url)
-	if fl, ok := env.Stdout.(interface{ Sync() error }); ok {
-		fl.Sync()
 	}
 	<-ctx.Done()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

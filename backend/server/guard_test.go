@@ -318,6 +318,15 @@ func TestNewRefusesNonLoopbackWithoutAllowRemote(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
 			_, err := server.New(server.Config{Addr: tt.addr, AllowRemote: tt.allowRemote})
+			if tt.code != "" {
+				// Listen checks the same way before it listens.
+				ln, lerr := server.Listen(context.Background(), tt.addr, tt.allowRemote)
+				if lerr == nil {
+					ln.Close()
+					t.Fatal("Listen accepted")
+				}
+				assertCode(t, lerr, tt.code)
+			}
 			if tt.code == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

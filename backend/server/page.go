@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"path"
 	"sort"
@@ -191,4 +192,23 @@ func primarySubtag(tag string) string {
 		return tag[:i]
 	}
 	return tag
+}
+
+// PageMiddleware gives a window that no Server serves, the desktop window's asset server,
+// the same index.html as `serve`: the answers of pageCalls on bound and the window's
+// strings, so its first frame needs no call and no locale chunk either. Every other
+// request goes to next.
+func PageMiddleware(bound any, assets fs.FS, log *slog.Logger) (func(http.Handler) http.Handler, error) {
+	s, err := New(Config{Bound: bound, Assets: assets, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/index.html") && s.servePage(w, r) {
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -195,4 +196,40 @@ func TestPageWithoutSettings(t *testing.T) {
 			t.Fatalf("status %d: %q", r.status, r.body)
 		}
 	})
+}
+
+// TestPageMiddleware: the desktop window's asset server gets the same index.html as
+// `serve` (snapshot and strings, never a secret), and everything else from next.
+func TestPageMiddleware(t *testing.T) {
+	mw, err := server.PageMiddleware(&settingsApp{language: "zh-CN"}, pageAssets(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("next " + r.URL.Path))
+	})
+	h := mw(next)
+	for _, path := range []string{"/", "/index.html"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		body := rec.Body.Bytes()
+		if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || rec.Header().Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: %d %v", path, rec.Code, rec.Header())
+		}
+		pd, _ := readPageData(t, body)
+		if pd.Locale == nil || pd.Locale.Lng != "zh-CN" || pd.Locale.Strings["common"]["hello"] != "你好" {
+			t.Fatalf("%s: locale %+v", path, pd.Locale)
+		}
+		if _, ok := pd.Calls["GetSettings"]; !ok || strings.Contains(string(body), "sk-live") {
+			t.Fatalf("%s: calls %v", path, pd.Calls)
+		}
+	}
+	for _, tt := range []struct{ method, path string }{{"GET", "/assets/index.js"}, {"POST", "/"}, {"GET", "/wails/runtime.js"}} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if rec.Body.String() != "next "+tt.path {
+			t.Fatalf("%s %s: %q, want next's answer", tt.method, tt.path, rec.Body.String())
+		}
+	}
 }

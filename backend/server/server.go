@@ -38,6 +38,7 @@ const (
 // Config describes one server; zero values get the defaults above.
 type Config struct {
 	Addr         string        // listen address; default "127.0.0.1:0"
+	Listener     net.Listener  // already listening (see Listen): Start serves on it and Addr is its address
 	AllowRemote  bool          // a non-loopback Addr is refused (apperr remote_not_allowed) unless set
 	Token        string        // the secret every request must carry; random 32-byte hex if empty
 	Bound        any           // the facade (*main.App): every exported method is callable
@@ -69,6 +70,9 @@ type Server struct {
 
 // New validates cfg, fills defaults and builds the method table once.
 func New(cfg Config) (*Server, error) {
+	if cfg.Listener != nil {
+		cfg.Addr = cfg.Listener.Addr().String()
+	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
@@ -85,21 +89,14 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	host, _, err := net.SplitHostPort(cfg.Addr)
+	host, err := checkAddr(cfg.Addr, cfg.AllowRemote)
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "listen address %q", cfg.Addr).
-			WithParam("message", "listen address "+strconv.Quote(cfg.Addr)+": "+err.Error())
-	}
-	if !cfg.AllowRemote && !isLoopbackHost(host) {
-		return nil, apperr.New(apperr.RemoteNotAllowed, "%s is not a loopback address", cfg.Addr).
-			WithParam("addr", cfg.Addr)
+		return nil, err
 	}
 	if cfg.Token == "" {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "generate token")
+		if cfg.Token, err = NewToken(); err != nil {
+			return nil, err
 		}
-		cfg.Token = hex.EncodeToString(b)
 	}
 	methods, skipped := buildMethods(cfg.Bound)
 	for _, sk := range skipped {
@@ -117,6 +114,49 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// checkAddr validates a listen address and returns its host: a non-loopback host needs
+// allowRemote.
+func checkAddr(addr string, allowRemote bool) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.InvalidArgument, "listen address %q", addr).
+			WithParam("message", "listen address "+strconv.Quote(addr)+": "+err.Error())
+	}
+	if !allowRemote && !isLoopbackHost(host) {
+		return "", apperr.New(apperr.RemoteNotAllowed, "%s is not a loopback address", addr).
+			WithParam("addr", addr)
+	}
+	return host, nil
+}
+
+// Listen checks addr as New does and listens on it, so that a caller can print the URL
+// (URL) before the backend behind the server is open: a browser that connects meanwhile
+// waits in the listen backlog until Start serves the listener (Config.Listener).
+func Listen(ctx context.Context, addr string, allowRemote bool) (net.Listener, error) {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	if _, err := checkAddr(addr, allowRemote); err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.ListenFailed, "listen on %s", addr).
+			WithParam("addr", addr).WithParam("message", err.Error())
+	}
+	return ln, nil
+}
+
+// NewToken returns a fresh random token (32 bytes, hex), the secret of one server.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", apperr.Wrap(err, apperr.Internal, "generate token")
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // Handler is the whole transport, for tests with httptest or embedding in another server.
 // It must be served by net/http directly: the Host check compares against the local
 // address of the connection (http.LocalAddrContextKey).
@@ -125,7 +165,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Token is the secret a client must present; it is part of the URL Start returns.
 func (s *Server) Token() string { return s.cfg.Token }
 
-// Start listens on cfg.Addr and serves in the background until Shutdown is called or ctx
+// Start listens on cfg.Addr (or takes cfg.Listener) and serves in the background until Shutdown is called or ctx
 // ends. It returns the address to open, token included: http://127.0.0.1:PORT/?token=TOKEN.
 func (s *Server) Start(ctx context.Context) (string, error) {
 	s.mu.Lock()
@@ -138,11 +178,12 @@ func (s *Server) Start(ctx context.Context) (string, error) {
 		return "", apperr.New(apperr.Internal, "server already shut down")
 	default:
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", s.cfg.Addr)
-	if err != nil {
-		return "", apperr.Wrap(err, apperr.ListenFailed, "listen on %s", s.cfg.Addr).
-			WithParam("addr", s.cfg.Addr).WithParam("message", err.Error())
+	ln := s.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Listen(ctx, s.cfg.Addr, s.cfg.AllowRemote); err != nil {
+			return "", err
+		}
 	}
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -179,7 +220,7 @@ func (s *Server) Start(ctx context.Context) (string, error) {
 		case <-stopped:
 		}
 	}()
-	return browserURL(ln.Addr(), s.cfg.Token), nil
+	return URL(ln.Addr(), s.cfg.Token), nil
 }
 
 // Wait blocks until the started server has stopped and returns why (nil after Shutdown).
@@ -217,8 +258,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
-// browserURL is what the user opens: a loopback address when bound to every interface.
-func browserURL(addr net.Addr, token string) string {
+// URL is what the user opens, token included: a loopback address when bound to every
+// interface.
+func URL(addr net.Addr, token string) string {
 	host, port := "127.0.0.1", "0"
 	if ta, ok := addr.(*net.TCPAddr); ok {
 		port = strconv.Itoa(ta.Port)

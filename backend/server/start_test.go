@@ -162,3 +162,52 @@ func TestShutdownWithoutStart(t *testing.T) {
 		t.Fatal("Start after Shutdown succeeded")
 	}
 }
+
+// TestListenFirstServeLater: a request that reaches a listener from Listen before the
+// server takes it waits in the backlog and is answered once Start serves it.
+func TestListenFirstServeLater(t *testing.T) {
+	ln, err := server.Listen(context.Background(), "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := server.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := server.URL(ln.Addr(), token)
+	if !strings.HasSuffix(u, "/?token="+token) || !strings.HasPrefix(u, "http://"+ln.Addr().String()+"/") {
+		t.Fatalf("URL %q for %s", u, ln.Addr())
+	}
+	type answer struct {
+		status int
+		err    error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/health", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+		if err != nil {
+			got <- answer{err: err}
+			return
+		}
+		resp.Body.Close()
+		got <- answer{status: resp.StatusCode}
+	}()
+	select {
+	case a := <-got:
+		t.Fatalf("answered before the server was started: %+v", a)
+	case <-time.After(200 * time.Millisecond):
+	}
+	srv, err := server.New(server.Config{Listener: ln, Token: token, Bound: &fakeApp{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if su, err := srv.Start(context.Background()); err != nil || su != u {
+		t.Fatalf("Start = %q, %v; want %q", su, err, u)
+	}
+	t.Cleanup(func() { shutdown(t, srv) })
+	if a := <-got; a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("health: %+v", a)
+	}
+}
