@@ -4,24 +4,20 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // tokenCounter counts prompt tokens with o200k_base (embedded in the module, nothing is
-// downloaded). The vocabulary is loaded on first use; if it cannot be, a 4-bytes-per-token
-// estimate keeps deferral working.
+// downloaded). The vocabulary is built on first use. The codec package is used directly,
+// not tokenizer.Get: Get refers to every encoding, which would link the other four
+// vocabularies' generated code (~10 MB of binary, mapped by every Cairn process) for nothing.
 type tokenCounter struct {
 	once  sync.Once
-	codec tokenizer.Codec
+	codec *codec.Codec
 }
 
 func (t *tokenCounter) count(s string) int {
-	t.once.Do(func() {
-		c, err := tokenizer.Get(tokenizer.O200kBase)
-		if err == nil {
-			t.codec = c
-		}
-	})
+	t.once.Do(func() { t.codec = codec.NewO200kBase() })
 	if t.codec != nil {
 		if n, err := t.codec.Count(s); err == nil {
 			return n
