@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/cli"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -38,11 +40,24 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	app := NewApp(ctx, s, true)
 	var trim sync.Once
 	app.onReady = func() {
-		// Once the first frame is long done, return what the start freed to the kernel.
-		trim.Do(func() { time.AfterFunc(3*time.Second, releaseFreedHeap) })
+		// Once the first frame is long done, return what the start freed to the kernel:
+		// the Go heap's garbage from opening the database and the caches, and the C heap's
+		// from GTK and WebKit.
+		trim.Do(func() {
+			time.AfterFunc(3*time.Second, func() {
+				debug.FreeOSMemory()
+				releaseFreedHeap()
+			})
+		})
 	}
 	app.chooseSavePath = func(ctx context.Context, name string) (string, error) {
 		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
+	}
+	// index.html carries the settings snapshot and the window's strings, as in `serve`.
+	page, err := server.PageMiddleware(app, env.Deps.Assets, log)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
+		return 1
 	}
 	err = wails.Run(&options.App{
 		Title:     "Cairn",
@@ -51,7 +66,8 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 		MinWidth:  720,
 		MinHeight: 480,
 		AssetServer: &assetserver.Options{
-			Assets: env.Deps.Assets,
+			Assets:     env.Deps.Assets,
+			Middleware: page,
 		},
 		OnStartup: func(wctx context.Context) {
 			app.ctx = wctx

@@ -2,7 +2,7 @@
 // settings snapshot and announces the window; ./boot (Preact, i18next and the shell) then
 // renders the first frame as soon as the snapshot is in. When `cairn serve` wrote the
 // snapshot and the window's strings into the page, that is before the page's load event.
-import { client, language, page, ready, settingsSettled, startFocusReports } from "./start";
+import { announceReady, client, language, page, ready, settingsSettled, startFocusReports } from "./start";
 import { mount } from "./boot";
 import { loadLocale } from "./i18n/languages";
 import "./styles.css";
@@ -16,4 +16,5 @@ const grace = new Promise<void>((r) => setTimeout(r, SNAPSHOT_GRACE_MS));
 void Promise.race([settingsSettled, grace]).then(async () => {
   const lng = language(); // App switches later if the snapshot, still on its way, says otherwise
   await mount(el, { client, ready, lng, locale: await loadLocale(lng, page.locale) });
+  announceReady();
 }).finally(startFocusReports);

@@ -1,15 +1,18 @@
 // The first module main.tsx runs, before the UI code (./boot) is evaluated: it creates the
-// client, asks for the settings snapshot and announces the window, so the backend answers
-// while the UI code starts. Keep React and i18next out of its imports.
-// `cairn serve` writes the settings snapshot and the window's strings into index.html
-// (api/page.ts): in a browser, neither needs a request before the first frame.
+// client and asks for the settings snapshot, so the backend answers while the UI code
+// starts; the window announces itself once its first frame is in (announceReady). Keep React and i18next out of its imports.
+// index.html carries the settings snapshot and the window's strings (api/page.ts; written
+// by `cairn serve` and by the desktop window's asset server): neither needs a request
+// before the first frame.
 import { createClient } from "./api/client";
 import { readPageData } from "./api/page";
 import { LANGUAGE_KEY } from "./api/settings";
 import { detectTransport } from "./api/transport";
 import { loadLocale, resolveLanguage, type Language } from "./i18n/languages";
 import { reportFocus } from "./shell/focusReporter";
+import { onceMarkedReady } from "./shell/readyMark";
 import { windowId } from "./shell/windowId";
+import type { ReadyInfo } from "./api";
 
 export const page = readPageData();
 export const client = createClient(detectTransport(window, page.calls));
@@ -35,9 +38,24 @@ export const language = (): Language => resolveLanguage(settings.getState().data
 // setting names, "system"), while the snapshot is on its way.
 if (!page.locale) void loadLocale(language()).catch(() => null);
 
-// Tell the backend this window is up (the desktop smoke test waits for it).
-export const ready = client.system.ready(windowId());
+let announce: () => void = () => {};
+/**
+ * The window's Ready call (its answer is shown in About). It is made once the first frame
+ * is in the DOM (announceReady): "frontend ready" in the backend's log, which the desktop
+ * smoke test and bench/startup.sh wait for, means the window shows the app.
+ */
+export const ready = new Promise<ReadyInfo>((resolve, reject) => {
+  announce = () => client.system.ready(windowId()).then(resolve, reject);
+});
 ready.catch(() => {}); // shown in About; never an unhandled rejection
+
+/**
+ * Tells the backend this window is up once the shell marked itself ready (body[data-ready],
+ * set by App as its first frame is committed). main.tsx calls it once, after mounting.
+ */
+export function announceReady(): void {
+  onceMarkedReady(document.body, announce);
+}
 
 /**
  * Starts telling the backend whether this window has the focus (a waiting approval raises

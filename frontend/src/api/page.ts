@@ -1,14 +1,15 @@
 import type { CairnEvent, Transport } from "./types";
 
 /**
- * Id of the JSON block `cairn serve` writes into index.html (backend/server/page.go): the
+ * Id of the JSON block `cairn serve` and the desktop window's asset server write into
+ * index.html (backend/server/page.go): the
  * answers of the calls every window makes before its first frame, and the strings of the
  * window's language, so that the first frame needs no request. A data block, never run:
  * the page's Content-Security-Policy allows no inline script.
  */
 export const PAGE_DATA_ID = "cairn-page-data";
 
-/** What the page arrived with; the desktop window (Wails) has none of it. */
+/** What the page arrived with (empty when the page has no block, e.g. `npm run dev`). */
 export interface PageData {
   /** Results of argument-less facade calls, by method name, e.g. GetSettings. */
   calls: Record<string, unknown>;
