@@ -1,7 +1,7 @@
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, type AppError, type Session, type SessionKind } from "../api";
-import { Dialog } from "../components/Dialog";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
@@ -67,7 +67,6 @@ export function SessionList() {
   const [deleting, setDeleting] = useState<Session | null>(null);
   const [actionError, setActionError] = useState<AppError | null>(null);
   const searchId = useId();
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const sessions = useMemo(() => filterSessions(data?.sessions ?? [], query), [data, query]);
   const current = route.name === "session" ? route.id : null;
 
@@ -185,29 +184,15 @@ export function SessionList() {
           </li>
         ))}
       </ul>
-      <Dialog
-        open={deleting !== null}
-        role="alertdialog"
-        onClose={() => setDeleting(null)}
+      <ConfirmDialog
+        subject={deleting}
+        onCancel={() => setDeleting(null)}
+        onConfirm={(session) => void remove(session)}
         title={t("sidebar.deleteTitle", { title: deleting?.title || t("sidebar.untitled") })}
         description={t("sidebar.deleteBody")}
-        initialFocusRef={cancelRef}
+        confirmLabel={t("sidebar.deleteShort")}
         testId="session-delete-dialog"
-        footer={
-          <>
-            <button ref={cancelRef} type="button" className="btn" onClick={() => setDeleting(null)}>
-              {t("actions.cancel")}
-            </button>
-            <button
-              type="button"
-              className="btn btn--danger"
-              data-testid="session-delete-confirm"
-              onClick={() => deleting && void remove(deleting)}
-            >
-              {t("sidebar.deleteShort")}
-            </button>
-          </>
-        }
+        confirmTestId="session-delete-confirm"
       />
     </div>
   );

@@ -1,7 +1,7 @@
-import { useId, useRef, useState } from "react";
+import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useTopic, type AppError, type McpServerView } from "../api";
-import { Dialog } from "../components/Dialog";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { McpExportDialog } from "./McpExportDialog";
@@ -24,7 +24,6 @@ export function McpSection() {
   const [exporting, setExporting] = useState(false);
   const [removing, setRemoving] = useState<McpServerView | null>(null);
   const [removeError, setRemoveError] = useState<AppError | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const headingId = useId();
 
   const servers = data?.servers ?? [];
@@ -118,24 +117,15 @@ export function McpSection() {
 
       <McpImportDialog open={importing} onClose={() => setImporting(false)} />
       <McpExportDialog open={exporting} onClose={() => setExporting(false)} />
-      <Dialog
-        open={removing !== null}
-        role="alertdialog"
-        onClose={() => setRemoving(null)}
+      <ConfirmDialog
+        subject={removing}
+        onCancel={() => setRemoving(null)}
+        onConfirm={(server) => void remove(server)}
         title={t("mcp.deleteTitle", { name: removing?.name ?? "" })}
         description={t("mcp.deleteBody")}
-        initialFocusRef={cancelRef}
+        confirmLabel={t("mcp.delete")}
         testId="mcp-delete-dialog"
-        footer={
-          <>
-            <button ref={cancelRef} type="button" className="btn" onClick={() => setRemoving(null)}>
-              {t("common:actions.cancel")}
-            </button>
-            <button type="button" className="btn btn--danger" onClick={() => removing && void remove(removing)} data-testid="mcp-delete-confirm">
-              {t("mcp.delete")}
-            </button>
-          </>
-        }
+        confirmTestId="mcp-delete-confirm"
       />
     </section>
   );

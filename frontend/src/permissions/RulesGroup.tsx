@@ -1,7 +1,7 @@
-import { useId, useMemo, useRef, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, useTopic, type AppError, type PermissionRule } from "../api";
-import { Dialog } from "../components/Dialog";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { dateTime, sortRules } from "./model";
@@ -17,7 +17,6 @@ export function RulesGroup() {
   const [editing, setEditing] = useState<string | null>(null); // "new" or a rule id
   const [removing, setRemoving] = useState<PermissionRule | null>(null);
   const [removeError, setRemoveError] = useState<AppError | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const headingId = useId();
   const rules = useMemo(() => sortRules(data?.rules ?? []), [data]);
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title || undefined;
@@ -110,27 +109,18 @@ export function RulesGroup() {
         </ul>
       )}
 
-      <Dialog
-        open={removing !== null}
-        role="alertdialog"
-        onClose={() => setRemoving(null)}
+      <ConfirmDialog
+        subject={removing}
+        onCancel={() => setRemoving(null)}
+        onConfirm={(rule) => void remove(rule)}
         title={t("permissions.rules.deleteTitle")}
         description={t("permissions.rules.deleteBody")}
-        initialFocusRef={cancelRef}
+        confirmLabel={t("permissions.rules.delete")}
         testId="permission-rule-delete-dialog"
-        footer={
-          <>
-            <button ref={cancelRef} type="button" className="btn" onClick={() => setRemoving(null)}>
-              {t("common:actions.cancel")}
-            </button>
-            <button type="button" className="btn btn--danger" onClick={() => removing && void remove(removing)} data-testid="permission-rule-delete-confirm">
-              {t("permissions.rules.delete")}
-            </button>
-          </>
-        }
+        confirmTestId="permission-rule-delete-confirm"
       >
         {removing && <RuleSummary rule={removing} sessionTitle={titleOf} />}
-      </Dialog>
+      </ConfirmDialog>
     </section>
   );
 }

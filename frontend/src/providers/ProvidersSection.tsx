@@ -1,7 +1,7 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useProviders, useSecrets, type AppError, type Preset, type Provider, type TestResult } from "../api";
-import { Dialog } from "../components/Dialog";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { KeyStorageNote } from "../settings/SecretsPanel";
@@ -24,7 +24,6 @@ export function ProvidersSection() {
   // A new provider the open "new" form already stored (to fetch its models): shown by the
   // form, not twice in the list.
   const [draftId, setDraftId] = useState<string | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const headingId = useId();
 
   useEffect(() => {
@@ -157,24 +156,15 @@ export function ProvidersSection() {
         ))}
       </ul>
 
-      <Dialog
-        open={removing !== null}
-        role="alertdialog"
-        onClose={() => setRemoving(null)}
+      <ConfirmDialog
+        subject={removing}
+        onCancel={() => setRemoving(null)}
+        onConfirm={(p) => void remove(p)}
         title={t("providers.deleteTitle", { name: removing?.name ?? "" })}
         description={t("providers.deleteBody")}
-        initialFocusRef={cancelRef}
+        confirmLabel={t("providers.delete")}
         testId="provider-delete-dialog"
-        footer={
-          <>
-            <button ref={cancelRef} type="button" className="btn" onClick={() => setRemoving(null)}>
-              {t("common:actions.cancel")}
-            </button>
-            <button type="button" className="btn btn--danger" onClick={() => removing && void remove(removing)} data-testid="provider-delete-confirm">
-              {t("providers.delete")}
-            </button>
-          </>
-        }
+        confirmTestId="provider-delete-confirm"
       />
     </section>
   );

@@ -1,7 +1,7 @@
-import { useId, useRef, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSecrets, type AppError, type SecretsSnapshot } from "../api";
-import { Dialog } from "../components/Dialog";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 
@@ -35,7 +35,6 @@ export function SecretsPanel() {
   const [removing, setRemoving] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<{ name: string; error: AppError } | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const secrets = (data?.secrets ?? []).filter((s) => !isMcpSecret(s.name));
 
   const run = async (name: string, fn: () => Promise<unknown>) => {
@@ -99,32 +98,17 @@ export function SecretsPanel() {
           ))}
         </ul>
       )}
-      <Dialog
-        open={removing !== null}
-        role="alertdialog"
-        onClose={() => setRemoving(null)}
+      <ConfirmDialog
+        subject={removing}
+        onCancel={() => setRemoving(null)}
+        onConfirm={(name) => {
+          setRemoving(null);
+          void run(name, () => client.secrets.remove(name));
+        }}
         title={t("secrets.removeTitle", { name: removing ?? "" })}
         description={t("secrets.removeBody")}
-        initialFocusRef={cancelRef}
-        footer={
-          <>
-            <button ref={cancelRef} type="button" className="btn" onClick={() => setRemoving(null)}>
-              {t("common:actions.cancel")}
-            </button>
-            <button
-              type="button"
-              className="btn btn--danger"
-              disabled={busy}
-              onClick={async () => {
-                const name = removing;
-                setRemoving(null);
-                if (name) await run(name, () => client.secrets.remove(name));
-              }}
-            >
-              {t("secrets.remove")}
-            </button>
-          </>
-        }
+        confirmLabel={t("secrets.remove")}
+        busy={busy}
       />
     </section>
   );
