@@ -4,11 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -50,8 +52,15 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 			})
 		})
 	}
-	app.chooseSavePath = func(ctx context.Context, name string) (string, error) {
-		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
+	// The native dialog needs the window's context, which OnStartup hands over while the
+	// page may already be calling the facade: kept apart from app.ctx, which never changes.
+	var window atomic.Pointer[context.Context]
+	app.chooseSavePath = func(_ context.Context, name string) (string, error) {
+		wctx := window.Load()
+		if wctx == nil {
+			return "", errors.New("the window is not up yet") // SaveTextFile wraps it as file_save_failed
+		}
+		return runtime.SaveFileDialog(*wctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
 	}
 	// index.html carries the settings snapshot and the window's strings, as in `serve`.
 	page, err := server.PageMiddleware(app, env.Deps.Assets, log)
@@ -70,7 +79,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 			Middleware: page,
 		},
 		OnStartup: func(wctx context.Context) {
-			app.ctx = wctx
+			window.Store(&wctx)
 			go forwardEvents(wctx, s.Bus)
 			s.StartBackground(wctx)
 			// SIGINT/SIGTERM close the window the normal way, so WebKit's helper
