@@ -41,6 +41,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	bound := env.Deps.NewBound(ctx, s)
 	s.StartBackground(ctx)
 	srv, err := server.New(server.Config{
+		Addr:        *addr, // its host is the name a remote browser uses (Host/Origin checks)
 		Listener:    ln,
 		AllowRemote: *allowRemote,
 		Token:       token,

@@ -38,7 +38,7 @@ const (
 // Config describes one server; zero values get the defaults above.
 type Config struct {
 	Addr         string        // listen address; default "127.0.0.1:0"
-	Listener     net.Listener  // already listening (see Listen): Start serves on it and Addr is its address
+	Listener     net.Listener  // already listening (see Listen): Start serves on it; give Addr as it was asked for
 	AllowRemote  bool          // a non-loopback Addr is refused (apperr remote_not_allowed) unless set
 	Token        string        // the secret every request must carry; random 32-byte hex if empty
 	Bound        any           // the facade (*main.App): every exported method is callable
@@ -70,7 +70,7 @@ type Server struct {
 
 // New validates cfg, fills defaults and builds the method table once.
 func New(cfg Config) (*Server, error) {
-	if cfg.Listener != nil {
+	if cfg.Listener != nil && cfg.Addr == "" {
 		cfg.Addr = cfg.Listener.Addr().String()
 	}
 	if cfg.Addr == "" {
@@ -165,8 +165,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Token is the secret a client must present; it is part of the URL Start returns.
 func (s *Server) Token() string { return s.cfg.Token }
 
-// Start listens on cfg.Addr (or takes cfg.Listener) and serves in the background until Shutdown is called or ctx
-// ends. It returns the address to open, token included: http://127.0.0.1:PORT/?token=TOKEN.
+// Start listens on cfg.Addr (or takes cfg.Listener) and serves in the background until
+// Shutdown is called or ctx ends. It returns the address to open, token included:
+// http://127.0.0.1:PORT/?token=TOKEN.
 func (s *Server) Start(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

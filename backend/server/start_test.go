@@ -211,3 +211,40 @@ func TestListenFirstServeLater(t *testing.T) {
 		t.Fatalf("health: %+v", a)
 	}
 }
+
+// TestListenerKeepsTheAskedForHost: with a listener from Listen and AllowRemote, the host
+// the user asked for (a name) is what Host and Origin may carry, not the listener's IP.
+func TestListenerKeepsTheAskedForHost(t *testing.T) {
+	ln, err := server.Listen(context.Background(), "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	srv, err := server.New(server.Config{Addr: "cairn.example:" + port, Listener: ln, AllowRemote: true, Bound: &fakeApp{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, srv) })
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"cairn.example:" + port, http.StatusOK},
+		{"other.example:" + port, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/health", nil)
+		req.Host = tt.host
+		req.Header.Set("Authorization", "Bearer "+srv.Token())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Fatalf("Host %s: %d, want %d", tt.host, resp.StatusCode, tt.want)
+		}
+	}
+}
