@@ -34,7 +34,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	s, err := env.Open(ctx)
 	if err != nil {
-		ln.Close() // the waiting browser sees the connection refused, the terminal the error
+		ln.Close() // a waiting browser gets its connection reset, the terminal the error
 		return err
 	}
 	defer s.Close()
