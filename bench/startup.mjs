@@ -244,9 +244,7 @@ const runServe = (browser, dataDir, withMemory) =>
 
 /** The baseline page: bench/helloserve with the hello-world's dist/ (no memory: it is not an app). */
 const runWeb = (browser) =>
-  serveAndOpen(browser, bins.helloserve, ["-dir", resolve(bins["hello-dist"])], process.env, /^Serving at (\S+)/, false).then(
-    (r) => ({ ...r, mem: null }),
-  );
+  serveAndOpen(browser, bins.helloserve, ["-dir", resolve(bins["hello-dist"])], process.env, /^Serving at (\S+)/, false);
 
 const work = mkdtempSync(join(tmpdir(), "cairn-bench-"));
 const cairnData = join(work, "desktop-data");

@@ -173,6 +173,15 @@ type ServerInfo struct {
 	ProbedAt int64 `json:"probedAt,omitempty"`
 }
 
+// queryServers runs selectFrom (a SELECT … FROM a table with a server_id column) for
+// server id, or for every server when id is "".
+func (d db) queryServers(ctx context.Context, selectFrom, id string) (*sql.Rows, error) {
+	if id == "" {
+		return d.QueryContext(ctx, selectFrom)
+	}
+	return d.QueryContext(ctx, selectFrom+" WHERE server_id = ?", id)
+}
+
 // cache returns the cached catalog; ok is false when the server was never warmed.
 func (d db) cache(ctx context.Context, id string) (catalog, bool, error) {
 	all, err := d.caches(ctx, id)
@@ -183,13 +192,7 @@ func (d db) cache(ctx context.Context, id string) (catalog, bool, error) {
 // caches returns the cached catalog of server id, or of every server when id is "":
 // start-up reads them all in one query.
 func (d db) caches(ctx context.Context, id string) (map[string]catalog, error) {
-	q := "SELECT server_id, tools, instructions, server_info, refreshed_at FROM mcp_tool_cache"
-	var args []any
-	if id != "" {
-		q += " WHERE server_id = ?"
-		args = append(args, id)
-	}
-	rows, err := d.QueryContext(ctx, q, args...)
+	rows, err := d.queryServers(ctx, "SELECT server_id, tools, instructions, server_info, refreshed_at FROM mcp_tool_cache", id)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool cache")
 	}
@@ -247,13 +250,7 @@ func (d db) prefs(ctx context.Context, id string) (map[string]toolPref, error) {
 // allPrefs returns the tool preferences of server id (of every server when id is ""),
 // by server id.
 func (d db) allPrefs(ctx context.Context, id string) (map[string]map[string]toolPref, error) {
-	q := "SELECT server_id, tool, enabled, approval FROM mcp_tool_prefs"
-	var args []any
-	if id != "" {
-		q += " WHERE server_id = ?"
-		args = append(args, id)
-	}
-	rows, err := d.QueryContext(ctx, q, args...)
+	rows, err := d.queryServers(ctx, "SELECT server_id, tool, enabled, approval FROM mcp_tool_prefs", id)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "read mcp tool prefs")
 	}

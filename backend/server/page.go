@@ -2,14 +2,14 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"path"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 )
@@ -111,13 +111,9 @@ func (s *Server) pageCallResults() map[string]json.RawMessage {
 // browser's languages (Accept-Language) matched by their primary subtag, else "en". The
 // frontend checks the choice and loads another locale when it resolves a different one.
 func (s *Server) pageLanguage(r *http.Request, calls map[string]json.RawMessage) string {
-	files, err := fs.Glob(s.cfg.Assets, "locales/*.json")
-	if err != nil || len(files) == 0 {
+	have := s.locales
+	if len(have) == 0 {
 		return ""
-	}
-	have := make([]string, 0, len(files))
-	for _, f := range files {
-		have = append(have, strings.TrimSuffix(path.Base(f), ".json"))
 	}
 	if set := settingString(calls["GetSettings"], languageSetting); set != "" {
 		for _, l := range have {
@@ -156,33 +152,30 @@ func settingString(snapshot json.RawMessage, key string) string {
 // acceptLanguages lists the tags of an Accept-Language header, most wanted first, without
 // those refused (q=0) and the wildcard.
 func acceptLanguages(header string) []string {
-	type tag struct {
-		name string
-		q    float64
-	}
-	var tags []tag
-	for _, part := range strings.Split(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.TrimSpace(name)
-		if name == "" || name == "*" {
-			continue
-		}
-		q := 1.0
-		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-				q = f
-			}
-		}
-		if q > 0 {
-			tags = append(tags, tag{name, q})
-		}
-	}
-	sort.SliceStable(tags, func(i, j int) bool { return tags[i].q > tags[j].q })
-	out := make([]string, len(tags))
-	for i, t := range tags {
-		out[i] = t.name
+	values := weightedValues(header)
+	values = slices.DeleteFunc(values, func(v weighted) bool { return v.value == "*" || v.q <= 0 })
+	slices.SortStableFunc(values, func(a, b weighted) int { return cmp.Compare(b.q, a.q) })
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v.value
 	}
 	return out
+}
+
+// localeNames lists the languages the build wrote locales/<lng>.json for.
+func localeNames(assets fs.FS) []string {
+	if assets == nil {
+		return nil
+	}
+	files, err := fs.Glob(assets, "locales/*.json")
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(path.Base(f), ".json"))
+	}
+	return names
 }
 
 // primarySubtag is the language part of a tag, lower case: "zh" for "zh-CN" and "zh_TW".

@@ -57,6 +57,7 @@ type Server struct {
 	tokenSum   [sha256.Size]byte
 	remoteHost string // the configured host, accepted in Host/Origin when AllowRemote
 	methods    map[string]*method
+	locales    []string // the languages index.html can carry the strings of (page.go)
 	handler    http.Handler
 
 	done      chan struct{} // closed by Shutdown: ends every event stream
@@ -108,6 +109,7 @@ func New(cfg Config) (*Server, error) {
 		tokenSum:   sha256.Sum256([]byte(cfg.Token)),
 		remoteHost: strings.ToLower(strings.Trim(host, "[]")),
 		methods:    methods,
+		locales:    localeNames(cfg.Assets),
 		done:       make(chan struct{}),
 	}
 	s.handler = http.HandlerFunc(s.serveHTTP)

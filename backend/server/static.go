@@ -152,8 +152,36 @@ func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, bool) {
 // without q=0.
 func acceptsGzip(header string) bool {
 	gzip, star := -1.0, -1.0
+	for _, v := range weightedValues(header) {
+		switch strings.ToLower(v.value) {
+		case "gzip", "x-gzip":
+			gzip = v.q
+		case "*":
+			star = v.q
+		}
+	}
+	if gzip >= 0 {
+		return gzip > 0
+	}
+	return star > 0
+}
+
+// weighted is one value of an Accept-style header with its quality (1 when not given).
+type weighted struct {
+	value string
+	q     float64
+}
+
+// weightedValues splits an Accept-style header (Accept-Encoding, Accept-Language) into
+// its values and their q parameters, in header order; empty values are left out.
+func weightedValues(header string) []weighted {
+	var out []weighted
 	for _, part := range strings.Split(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		value, params, _ := strings.Cut(part, ";")
+		value = strings.TrimSpace(value)
+		if value == "" {
+			continue
+		}
 		q := 1.0
 		for _, p := range strings.Split(params, ";") {
 			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
@@ -163,17 +191,9 @@ func acceptsGzip(header string) bool {
 				}
 			}
 		}
-		switch strings.ToLower(strings.TrimSpace(coding)) {
-		case "gzip", "x-gzip":
-			gzip = q
-		case "*":
-			star = q
-		}
+		out = append(out, weighted{value, q})
 	}
-	if gzip >= 0 {
-		return gzip > 0
-	}
-	return star > 0
+	return out
 }
 
 // FrontendBuilt reports whether Assets holds index.html, so `cairn serve` can warn at start.

@@ -186,8 +186,8 @@ func (s *Services) StartBackground(ctx context.Context) {
 }
 
 // afterReady is how long the MCP warmer waits after the first window called Ready: the
-// call comes before the window's first frame, which should not share the CPU with twenty
-// servers starting.
+// call comes as the window's first frame is committed, before it is painted, and the
+// painting and the first requests should not share the CPU with twenty servers starting.
 const afterReady = time.Second
 
 // FrontendReady is called when a window starts; the first call brings the MCP warmer

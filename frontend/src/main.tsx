@@ -1,7 +1,8 @@
 // Start-up: ./start (first: it must run before the UI code is evaluated) asks for the
-// settings snapshot and announces the window; ./boot (Preact, i18next and the shell) then
-// renders the first frame as soon as the snapshot is in. When `cairn serve` wrote the
-// snapshot and the window's strings into the page, that is before the page's load event.
+// settings snapshot; ./boot (Preact, i18next and the shell) then renders the first frame as
+// soon as the snapshot is in, and the window announces itself (Ready). When index.html
+// carries the snapshot and the window's strings (api/page.ts), that is before the page's
+// load event.
 import { announceReady, client, language, page, ready, settingsSettled, startFocusReports } from "./start";
 import { mount } from "./boot";
 import { loadLocale } from "./i18n/languages";

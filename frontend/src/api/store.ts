@@ -83,10 +83,7 @@ export class TopicStore<S extends Snapshot> {
       void this.reload();
       return;
     }
-    this.gen++;
-    this.buffer = [];
-    this.inFlight = true;
-    this.set({ ...this.state, loading: true });
+    this.begin(true);
     this.waiting = setTimeout(() => void this.reload(), CONNECT_WAIT_MS);
   }
 
@@ -98,6 +95,18 @@ export class TopicStore<S extends Snapshot> {
     this.stopWaiting();
     this.inFlight = false;
     this.gen++;
+  }
+
+  /**
+   * Starts a load, or the wait for one: it is newer than any before (gen), and events are
+   * held until its snapshot is in. showLoading tells listeners the view waits for it.
+   */
+  private begin(showLoading: boolean): number {
+    const gen = ++this.gen;
+    this.buffer = [];
+    this.inFlight = true;
+    if (showLoading) this.set({ ...this.state, loading: true });
+    return gen;
   }
 
   private stopWaiting(): void {
@@ -135,12 +144,9 @@ export class TopicStore<S extends Snapshot> {
    */
   private load(quiet: boolean): Promise<void> {
     this.stopWaiting();
-    const gen = ++this.gen;
-    this.buffer = [];
-    this.inFlight = true;
     if (!quiet) this.stale = true;
     const background = quiet && !this.stale && this.state.data !== null && this.state.error === null;
-    if (!background) this.set({ ...this.state, loading: true });
+    const gen = this.begin(!background);
     return this.opts.load().then(
       (snap) => {
         if (gen !== this.gen) return;
