@@ -3,11 +3,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -36,7 +38,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
-		return 1
+		return showStartupFailure(ctx, env, err, dataDir, log)
 	}
 	defer s.Close()
 	app := NewApp(ctx, s, true)
@@ -82,16 +84,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 			window.Store(&wctx)
 			go forwardEvents(wctx, s.Bus)
 			s.StartBackground(wctx)
-			// SIGINT/SIGTERM close the window the normal way, so WebKit's helper
-			// processes exit with it.
-			go func() {
-				select {
-				case <-ctx.Done():
-					log.Info("signal received, quitting")
-					runtime.Quit(wctx)
-				case <-wctx.Done():
-				}
-			}()
+			go quitOnSignal(ctx, wctx, log)
 		},
 		OnShutdown: func(context.Context) { log.Info("window closed") },
 		Bind:       []any{app},
@@ -104,6 +97,17 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// quitOnSignal closes the window the normal way on SIGINT/SIGTERM (ctx ends), so WebKit's
+// helper processes exit with it.
+func quitOnSignal(ctx, wctx context.Context, log *slog.Logger) {
+	select {
+	case <-ctx.Done():
+		log.Info("signal received, quitting")
+		runtime.Quit(wctx)
+	case <-wctx.Done():
+	}
 }
 
 // forwardEvents relays every bus event to the window; a lost event becomes a resync.
@@ -124,4 +128,34 @@ func forwardEvents(ctx context.Context, bus *events.Bus) {
 			runtime.EventsEmit(ctx, eventName, ev)
 		}
 	}
+}
+
+// showStartupFailure opens the window on the failure screen (StartupFailure bound instead of
+// App) and returns 1 once it is closed: the error is in the window as well as on stderr.
+func showStartupFailure(ctx context.Context, env *cli.Env, openErr error, dataDir string, log *slog.Logger) int {
+	var window atomic.Pointer[context.Context]
+	quit := func() {
+		if wctx := window.Load(); wctx != nil {
+			runtime.Quit(*wctx)
+		}
+	}
+	if abs, err := filepath.Abs(cmp.Or(dataDir, service.DefaultDataDir())); err == nil {
+		dataDir = abs
+	}
+	failure := NewStartupFailure(openErr, dataDir, cli.Language(), log, quit)
+	err := wails.Run(&options.App{
+		Title:       "Cairn",
+		Width:       760,
+		Height:      520,
+		AssetServer: &assetserver.Options{Assets: env.Deps.Assets},
+		OnStartup: func(wctx context.Context) {
+			window.Store(&wctx)
+			go quitOnSignal(ctx, wctx, log)
+		},
+		Bind: []any{failure},
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
+	}
+	return 1
 }

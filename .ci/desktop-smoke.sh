@@ -1,57 +1,101 @@
 #!/usr/bin/env bash
-# Desktop smoke test: start the Wails build under Xvfb, wait until the frontend called the
-# bound Ready method (the backend logs "frontend ready"), take a screenshot, quit with
-# SIGTERM and check that no process (app or WebKit helper) is left behind.
+# Desktop smoke test, two runs of the Wails build under Xvfb:
+#   1. a fresh data directory: wait until the frontend called the bound Ready method (the
+#      backend logs "frontend ready"), take a screenshot, quit with SIGTERM;
+#   2. a data directory Cairn cannot use (a file), with a Chinese locale: the window shows
+#      the start-up failure in Chinese (the bound StartupFailure logs "start-up failure
+#      shown … language=zh-CN"), stderr has the same error in Chinese, screenshot, SIGTERM,
+#      exit status 1.
+# After each: no process (app or WebKit helper) is left behind.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=build/bin/cairn
 out=test-output/desktop
 mkdir -p "$out"
 data=$(mktemp -d)
-log="$out/cairn.log"
 display=:$((90 + RANDOM % 100))
 Xvfb "$display" -screen 0 1280x860x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
 export DISPLAY=$display CAIRN_SECRETS=file WEBKIT_DISABLE_COMPOSITING_MODE=1 LIBGL_ALWAYS_SOFTWARE=1
-start=$(date +%s%N)
-"$bin" --data-dir "$data" >"$log" 2>&1 &
-app=$!
-ready=""
-for _ in $(seq 600); do
-  if grep -q "frontend ready" "$log"; then ready=1; break; fi
-  kill -0 $app 2>/dev/null || break
-  sleep 0.05
-done
-if [ -z "$ready" ]; then
-  echo "desktop smoke: FAIL — the frontend never called Ready" >&2
-  cat "$log" >&2
-  kill -9 $app 2>/dev/null
+
+fail() {
+  echo "desktop smoke: FAIL — $1" >&2
+  [ -f "${2:-}" ] && cat "$2" >&2
+  [ -n "${app:-}" ] && kill -9 "$app" 2>/dev/null
   exit 1
-fi
-echo "desktop smoke: frontend ready after $(( ($(date +%s%N) - start) / 1000000 )) ms"
-sleep 1
-import -display "$display" -window root "$out/desktop.png" 2>/dev/null || xwd -display "$display" -root -silent | convert xwd:- "$out/desktop.png"
-children=$(pgrep -P $app | tr '\n' ' ')
-kill -TERM $app
-for _ in $(seq 100); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
-if kill -0 $app 2>/dev/null; then
-  echo "desktop smoke: FAIL — app did not quit on SIGTERM" >&2
-  kill -9 $app; exit 1
-fi
-wait $app; code=$?
-for _ in $(seq 30); do live=0; for c in $children; do kill -0 "$c" 2>/dev/null && live=1; done; [ $live = 0 ] && break; sleep 0.1; done
-left=""
-for c in $children; do kill -0 "$c" 2>/dev/null && left="$left $c"; done
-left="$left $(pgrep -f "WebKit.*Process" -s 0 2>/dev/null | tr '\n' ' ')"
-if [ -n "${left// /}" ]; then
-  echo "desktop smoke: FAIL — processes left behind:$left" >&2
-  ps -o pid,cmd -p ${left// /,} >&2
-  exit 1
-fi
-if ! grep -q "signal received, quitting" "$log"; then
-  echo "desktop smoke: FAIL — no clean quit in the log" >&2; cat "$log" >&2; exit 1
-fi
-echo "desktop smoke: ok (exit $code, screenshot $out/desktop.png, no process left)"
-echo "1 passed, 0 failed"
+}
+
+# start LOG ARGS...: runs the app in the background ($app), output to LOG.
+start() {
+  local log=$1
+  shift
+  started=$(date +%s%N)
+  "$bin" "$@" >"$log" 2>&1 &
+  app=$!
+}
+
+# wait_for LOG PATTERN WHAT: until the log has PATTERN (or the app is gone, or 30 s).
+wait_for() {
+  for _ in $(seq 600); do
+    grep -q "$2" "$1" && return 0
+    kill -0 "$app" 2>/dev/null || break
+    sleep 0.05
+  done
+  fail "$3" "$1"
+}
+
+screenshot() {
+  sleep 1
+  import -display "$display" -window root "$1" 2>/dev/null || xwd -display "$display" -root -silent | convert xwd:- "$1"
+}
+
+# stop LOG WANT_STATUS: SIGTERM; the app quits the normal way with WANT_STATUS and leaves
+# no process behind.
+stop() {
+  local log=$1 want=$2 children code left
+  children=$(pgrep -P "$app" | tr '\n' ' ')
+  kill -TERM "$app"
+  for _ in $(seq 100); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$app" 2>/dev/null && fail "the app did not quit on SIGTERM"
+  wait "$app"
+  code=$?
+  for _ in $(seq 30); do
+    live=0
+    for c in $children; do kill -0 "$c" 2>/dev/null && live=1; done
+    [ $live = 0 ] && break
+    sleep 0.1
+  done
+  left=""
+  for c in $children; do kill -0 "$c" 2>/dev/null && left="$left $c"; done
+  left="$left $(pgrep -f "WebKit.*Process" -s 0 2>/dev/null | tr '\n' ' ')"
+  if [ -n "${left// /}" ]; then
+    ps -o pid,cmd -p "${left// /,}" >&2
+    fail "processes left behind:$left"
+  fi
+  grep -q "signal received, quitting" "$log" || fail "no clean quit in the log" "$log"
+  [ "$code" = "$want" ] || fail "exit status $code, want $want" "$log"
+}
+
+# 1. The app on a fresh data directory.
+log="$out/cairn.log"
+start "$log" --data-dir "$data/fresh"
+wait_for "$log" "frontend ready" "the frontend never called Ready"
+echo "desktop smoke: frontend ready after $(( ($(date +%s%N) - started) / 1000000 )) ms"
+screenshot "$out/desktop.png"
+stop "$log" 0
+echo "desktop smoke: app ok (screenshot $out/desktop.png, no process left)"
+
+# 2. A data directory that cannot be one: the failure screen, in Chinese.
+log="$out/cairn-startup-failure.log"
+touch "$data/not-a-directory"
+LANG=zh_CN.UTF-8 start "$log" --data-dir "$data/not-a-directory"
+wait_for "$log" "start-up failure shown" "the window never showed the start-up failure"
+grep -q 'start-up failure shown" code=data_dir_failed language=zh-CN' "$log" ||
+  fail "the failure screen is not the data directory's, or not in Chinese" "$log"
+grep -q "cairn: 无法使用数据目录 $data/not-a-directory" "$log" || fail "stderr lacks the error in Chinese" "$log"
+screenshot "$out/desktop-startup-failure.png"
+stop "$log" 1
+echo "desktop smoke: start-up failure ok (screenshot $out/desktop-startup-failure.png, exit 1, no process left)"
+echo "2 passed, 0 failed"

@@ -10,8 +10,9 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 )
 
-// lang picks zh-CN when the terminal's locale is Chinese, else English.
-func lang() string {
+// Language is the language of the terminal's locale (zh-CN when it is Chinese, else en):
+// what the CLI's messages, and a desktop window without settings to read, are shown in.
+func Language() string {
 	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
 		if v := os.Getenv(k); v != "" {
 			if strings.HasPrefix(v, "zh") {
@@ -29,7 +30,7 @@ func (env *Env) Localize(e *apperr.Error) string {
 	if env.Deps.Locales == nil {
 		return e.Message
 	}
-	for _, l := range []string{lang(), "en"} {
+	for _, l := range []string{Language(), "en"} {
 		b, err := fs.ReadFile(env.Deps.Locales, l+"/errors.json")
 		if err != nil {
 			continue

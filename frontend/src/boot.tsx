@@ -1,13 +1,14 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { I18nextProvider } from "react-i18next";
-import { ClientProvider, type CairnClient, type ReadyInfo } from "./api";
-import { createI18n, type Language, type LocaleBundle } from "./i18n";
+import { ClientProvider, toAppError, type CairnClient, type ReadyInfo, type StartupFailureApi, type StartupFailureInfo } from "./api";
+import { createI18n, loadLocale, resolveLanguage, type Language, type LocaleBundle } from "./i18n";
 import { App } from "./shell/App";
 import { AppInfoProvider } from "./shell/appInfo";
 import { settingsPage } from "./shell/pages";
 import { RouterProvider } from "./shell/router";
 import { routeFromHash } from "./shell/routes";
+import { StartupFailureScreen } from "./shell/StartupFailureScreen";
 
 export interface MountOptions {
   client: CairnClient;
@@ -37,4 +38,24 @@ export async function mount(el: HTMLElement, { client, ready, lng, locale }: Mou
       </I18nextProvider>
     </StrictMode>,
   );
+}
+
+/**
+ * Renders the start-up failure into el instead of the app (the desktop backend could not
+ * open), in the language the backend wrote the error to stderr in, else the system's; then
+ * tells the backend it is on screen.
+ */
+export async function mountStartupFailure(el: HTMLElement, failure: StartupFailureApi) {
+  const info = await failure
+    .details()
+    .catch((e: unknown): StartupFailureInfo => ({ error: toAppError(e), dataDir: "", version: "", language: "" }));
+  const lng = resolveLanguage(info.language); // "" (unknown): the system's
+  const i18n = createI18n(lng, { [lng]: await loadLocale(lng) });
+  createRoot(el).render(
+    <I18nextProvider i18n={i18n}>
+      <StartupFailureScreen info={info} onQuit={() => void failure.quit().catch(() => window.close())} />
+    </I18nextProvider>,
+  );
+  document.documentElement.lang = lng;
+  await failure.shown(lng).catch(() => {});
 }

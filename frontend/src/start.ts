@@ -6,6 +6,7 @@
 // before the first frame.
 import { createClient } from "./api/client";
 import { readPageData } from "./api/page";
+import { findStartupFailure } from "./api/startupFailure";
 import { LANGUAGE_KEY } from "./api/settings";
 import { detectTransport } from "./api/transport";
 import { loadLocale, resolveLanguage, type Language } from "./i18n/languages";
@@ -15,6 +16,8 @@ import { windowId } from "./shell/windowId";
 import type { ReadyInfo } from "./api";
 
 export const page = readPageData();
+/** Set when the desktop backend could not open: the window shows that instead of the app. */
+export const startupFailure = findStartupFailure(window);
 export const client = createClient(detectTransport(window, page.calls));
 
 const settings = client.stores.settings;
@@ -27,6 +30,7 @@ export const settingsSettled = new Promise<void>((resolve) => {
     stop();
     resolve();
   };
+  if (startupFailure) return; // no backend to load from
   stop = settings.subscribe(check); // starts loading
   check();
 });

@@ -13,7 +13,7 @@ interface WailsRuntime {
 
 declare global {
   interface Window {
-    go?: { main?: { App?: BoundMethods } };
+    go?: { main?: { App?: BoundMethods; StartupFailure?: BoundMethods } };
     runtime?: WailsRuntime;
   }
 }

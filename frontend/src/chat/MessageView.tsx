@@ -5,7 +5,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { groupParts } from "../tools/model";
 import { ToolCard } from "../tools/ToolCard";
-import { copyText } from "./markdown/clipboard";
+import { copyText } from "../components/clipboard";
 import { ReasoningPart, StatusPart, TextPart } from "./parts";
 
 export interface MessageActions {

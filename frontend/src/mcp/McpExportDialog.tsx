@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, type AppError, type McpExport } from "../api";
-import { copyText } from "../chat/markdown/clipboard";
+import { copyText } from "../components/clipboard";
 import { Dialog } from "../components/Dialog";
 import { useSaveText } from "../components/download";
 import { useAppInfo } from "../shell/appInfo";

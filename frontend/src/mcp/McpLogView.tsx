@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, type AppError, type McpLogLine } from "../api";
-import { copyText } from "../chat/markdown/clipboard";
+import { copyText } from "../components/clipboard";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { clockTime, mergeLines } from "./model";

@@ -1,7 +1,7 @@
 import { memo, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Icon } from "../../components/Icon";
-import { copyText } from "./clipboard";
+import { copyText } from "../../components/clipboard";
 import { highlight, loadHighlighter, loaded } from "./lazy";
 
 /** Common aliases models write after the fence that highlight.js spells otherwise. */
