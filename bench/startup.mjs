@@ -33,7 +33,7 @@ const opt = Object.fromEntries(
   }),
 );
 const RUNS = Number(opt.runs ?? 10);
-const MEM_RUNS = Number(opt["mem-runs"] ?? 3);
+const MEM_RUNS = Number(opt["mem-runs"] ?? 5);
 const IDLE_MS = Number(opt.idle ?? 10) * 1000;
 const GOAL = Number(opt.goal ?? 1.15);
 const READY_TIMEOUT_MS = 60_000;
@@ -47,6 +47,25 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * 95 % bootstrap interval of median(a) / median(b): both sets resampled with replacement,
+ * 2,000 times, from a fixed seed (the same runs give the same interval). It says how sure a
+ * "met" or "MISSED" is: an interval that straddles the goal is a coin toss on this machine.
+ */
+const ratioInterval = (a, b) => {
+  if (a.length < 3 || b.length < 3) return null;
+  let seed = 0x2545f491;
+  const rand = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const pick = (xs) => Array.from(xs, () => xs[Math.floor(rand() * xs.length)]);
+  const ratios = Array.from({ length: 2000 }, () => median(pick(a)) / median(pick(b))).sort((x, y) => x - y);
+  return [ratios[Math.floor(0.025 * ratios.length)], ratios[Math.ceil(0.975 * ratios.length) - 1]];
 };
 
 /** pid → ppid for every process now. */
@@ -302,6 +321,9 @@ const stat = (name) => {
     ms: median(ms),
     min: Math.min(...ms),
     max: Math.max(...ms),
+    msAll: ms,
+    pssAll: mem.map((r) => r.mem.pssKiB / 1024),
+    rssAll: mem.map((r) => r.mem.rssKiB / 1024),
     pss: mem.length ? median(mem.map((r) => r.mem.pssKiB)) / 1024 : NaN,
     rss: mem.length ? median(mem.map((r) => r.mem.rssKiB)) / 1024 : NaN,
     procs: mem[0]?.mem.processes ?? [],
@@ -319,11 +341,14 @@ const webBase = stat("web");
 const serveMcp = samples.serveMcp.length ? stat("serveMcp") : null;
 
 let missed = false;
-const row = (label, v, b, unit, digits = 0) => {
+// runs: [Cairn's samples, the baseline's] for the ratio's 95 % interval.
+const row = (label, v, b, unit, digits = 0, runs = null) => {
   const ratio = v / b;
   const ok = ratio <= GOAL;
   if (!ok) missed = true;
-  return `| ${label} | ${v.toFixed(digits)} ${unit} | ${b.toFixed(digits)} ${unit} | ${ratio.toFixed(2)}x | ${ok ? "met" : "MISSED"} |`;
+  const ci = runs && ratioInterval(...runs);
+  const within = ci ? ` (95 % ${ci[0].toFixed(2)}–${ci[1].toFixed(2)})` : "";
+  return `| ${label} | ${v.toFixed(digits)} ${unit} | ${b.toFixed(digits)} ${unit} | ${ratio.toFixed(2)}x${within} | ${ok ? "met" : "MISSED"} |`;
 };
 const procList = (p) => {
   const counts = {};
@@ -334,7 +359,7 @@ const procList = (p) => {
 };
 
 const out = [
-  `Start-up: median of ${RUNS} runs after one warm-up (spread in brackets); memory: median of ${MEM_RUNS} runs, ${IDLE_MS / 1000} s idle after ready.`,
+  `Start-up: median of ${RUNS} runs after one warm-up (spread in brackets); memory: median of ${MEM_RUNS} runs, ${IDLE_MS / 1000} s idle after ready. Ratios with their 95 % bootstrap interval (2,000 resamples of both sides).`,
   "",
   `| measure | Cairn | Wails hello-world | ratio | goal ≤ ${GOAL}x |`,
   "| --- | --- | --- | --- | --- |",
@@ -343,14 +368,18 @@ const out = [
     desk.ms,
     base.ms,
     "ms",
+    0,
+    [desk.msAll, base.msAll],
   ),
-  row("desktop: idle PSS, all processes", desk.pss, base.pss, "MiB", 1),
-  row("desktop: idle RSS, all processes (sum)", desk.rss, base.rss, "MiB", 1),
+  row("desktop: idle PSS, all processes", desk.pss, base.pss, "MiB", 1, [desk.pssAll, base.pssAll]),
+  row("desktop: idle RSS, all processes (sum)", desk.rss, base.rss, "MiB", 1, [desk.rssAll, base.rssAll]),
   row(
     `serve + Chromium: spawn → body[data-ready] set in the page, ms [${serve.min.toFixed(0)}–${serve.max.toFixed(0)} vs ${base.min.toFixed(0)}–${base.max.toFixed(0)}]; baseline: the hello-world's start-up (first row) ¹`,
     serve.ms,
     base.ms,
     "ms",
+    0,
+    [serve.msAll, base.msAll],
   ),
   row("serve: idle PSS, serve process alone (baseline: hello-world desktop, all processes)", serve.pss, base.pss, "MiB", 1),
   row("serve: idle RSS, serve process alone (baseline: hello-world desktop, all processes)", serve.rss, base.rss, "MiB", 1),

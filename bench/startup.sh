@@ -12,20 +12,21 @@
 #   - serve + Chromium again with 20 MCP servers configured (15 server-everything over
 #     stdio, 3 that hang, 2 that exit at once) against none (MCP-3: no measurable
 #     difference).
-# Median of 10 start-ups (after one warm-up), memory median of 3. Goal: Cairn ≤ 1.15x.
+# Median of 10 start-ups (after one warm-up), memory median of 5; each ratio with its 95 %
+# bootstrap interval (bench/startup.mjs: ratioInterval). Goal: Cairn ≤ 1.15x.
 #
 # The hello-world is `wails init -t vanilla` with the smallest change that lets "ready" be
 # seen, the same signal Cairn gives: app.go gains
 #     func (a *App) Ready() { println("frontend ready") }
 # and frontend/src/main.js imports Ready next to Greet and calls Ready() as its last line.
 #
-# Usage: bench/startup.sh            (env: BENCH_RUNS=10 BENCH_MEM_RUNS=3 BENCH_IDLE_S=10)
+# Usage: bench/startup.sh            (env: BENCH_RUNS=10 BENCH_MEM_RUNS=5 BENCH_IDLE_S=10)
 # Needs: make cli desktop (run here), Xvfb, Debian chromium, frontend/node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 runs=${BENCH_RUNS:-10}
-mem_runs=${BENCH_MEM_RUNS:-3}
+mem_runs=${BENCH_MEM_RUNS:-5}
 idle=${BENCH_IDLE_S:-10}
 mkdir -p bench/out
 work=$(mktemp -d /tmp/cairn-bench-hello-XXXXXX)
