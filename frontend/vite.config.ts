@@ -85,6 +85,29 @@ function pageLocales(): Plugin {
   };
 }
 
+/**
+ * Keeps only the WOFF2 source of each @font-face in KaTeX's stylesheet. Both engines Cairn
+ * runs in (WebKitGTK, Chromium) load WOFF2 and never fetch the WOFF and TrueType copies
+ * behind it, which would otherwise be emitted and embedded in the binary (about 800 KB).
+ * The build fails if a font of another kind is still emitted.
+ */
+function woff2Only(): Plugin {
+  const katexCss = /[\\/]katex[\\/]dist[\\/]katex(\.min)?\.css$/;
+  return {
+    name: "cairn-woff2-only",
+    apply: "build",
+    enforce: "pre",
+    transform(code, id) {
+      if (!katexCss.test(id)) return null;
+      return { code: code.replace(/,\s*url\([^)]*\.(?:woff|ttf)\)\s*format\((["'])(?:woff|truetype)\1\)/g, ""), map: null };
+    },
+    generateBundle(_opts, bundle) {
+      const legacy = Object.keys(bundle).filter((f) => /\.(woff|ttf|otf|eot)$/.test(f));
+      if (legacy.length > 0) this.error(`fonts other than WOFF2 in the build (${legacy.join(", ")}): see woff2Only in vite.config.ts`);
+    },
+  };
+}
+
 const HINT = "//# allFunctionsCalledOnLoad\n";
 
 /**
@@ -137,7 +160,7 @@ function precompress(): Plugin {
 
 export default defineConfig({
   // precompress last: it must see the final code of every chunk.
-  plugins: [noReact(), pageLocales(), compileHints(), precompress()],
+  plugins: [woff2Only(), noReact(), pageLocales(), compileHints(), precompress()],
   resolve: { alias: preactAliases },
   // JSX compiles to preact/jsx-runtime directly (tsconfig keeps React's JSX types).
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
