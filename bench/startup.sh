@@ -90,6 +90,18 @@ xvfb=$!
 for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
 [ -e "/tmp/.X11-unix/X${display#:}" ] || fail "Xvfb did not start" "$work/xvfb.log"
 
+# The binaries come to the runs the way an installed app comes to a user's launch: read from
+# disk by exec. Just built, they sit whole in the page cache as the linker wrote them (on
+# kernels with large folios, in 2 MiB pieces that map whole on the first touch), and a
+# process then maps, and counts in its PSS, pages it never touches. Their cached pages are
+# written back and dropped once, before the warm-up run, on both sides alike.
+binaries=("$hello" "$work/helloserve" "$root/build/bin/cairn" "$root/bin/cairn")
+cached_kib() { fincore --bytes --noheadings --output RES "$@" 2>/dev/null | awk '{s += $1} END {printf "%d", s / 1024}'; }
+before=$(cached_kib "${binaries[@]}")
+sync -d "${binaries[@]}"
+for b in "${binaries[@]}"; do dd if="$b" iflag=nocache count=0 status=none; done
+echo "startup: page cache of the four binaries dropped: ${before} KiB → $(cached_kib "${binaries[@]}") KiB" >&2
+
 echo "startup: measuring ($runs runs, memory in $mem_runs after ${idle} s idle; progress below)…" >&2
 set +e
 node bench/startup.mjs --runs="$runs" --mem-runs="$mem_runs" --idle="$idle" --display="$display" \
