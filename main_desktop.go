@@ -38,6 +38,9 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
+		if ctx.Err() != nil {
+			return 1 // interrupted while opening: the user asked to stop, not to be told
+		}
 		return showStartupFailure(ctx, env, err, dataDir, log)
 	}
 	defer s.Close()

@@ -2,7 +2,8 @@
 # Desktop smoke test, two runs of the Wails build under Xvfb:
 #   1. a fresh data directory: wait until the frontend called the bound Ready method (the
 #      backend logs "frontend ready"), take a screenshot, quit with SIGTERM;
-#   2. a data directory Cairn cannot use (a file), with a Chinese locale: the window shows
+#   2. a data directory Cairn cannot use (a file), with a Chinese locale (LC_ALL, which
+#      wins over LANG and LC_MESSAGES): the window shows
 #      the start-up failure in Chinese (the bound StartupFailure logs "start-up failure
 #      shown … language=zh-CN"), stderr has the same error in Chinese, screenshot, SIGTERM,
 #      exit status 1.
@@ -27,12 +28,15 @@ fail() {
   exit 1
 }
 
-# start LOG ARGS...: runs the app in the background ($app), output to LOG.
+# start LOG [NAME=VALUE...] -- ARGS...: runs the app in the background ($app; env execs it,
+# so the pid is the app's) with those variables added, output to LOG.
 start() {
-  local log=$1
+  local log=$1 vars=()
+  shift
+  while [ "$1" != "--" ]; do vars+=("$1"); shift; done
   shift
   started=$(date +%s%N)
-  "$bin" "$@" >"$log" 2>&1 &
+  env "${vars[@]}" "$bin" "$@" >"$log" 2>&1 &
   app=$!
 }
 
@@ -80,7 +84,7 @@ stop() {
 
 # 1. The app on a fresh data directory.
 log="$out/cairn.log"
-start "$log" --data-dir "$data/fresh"
+start "$log" -- --data-dir "$data/fresh"
 wait_for "$log" "frontend ready" "the frontend never called Ready"
 echo "desktop smoke: frontend ready after $(( ($(date +%s%N) - started) / 1000000 )) ms"
 screenshot "$out/desktop.png"
@@ -90,7 +94,7 @@ echo "desktop smoke: app ok (screenshot $out/desktop.png, no process left)"
 # 2. A data directory that cannot be one: the failure screen, in Chinese.
 log="$out/cairn-startup-failure.log"
 touch "$data/not-a-directory"
-LANG=zh_CN.UTF-8 start "$log" --data-dir "$data/not-a-directory"
+start "$log" LC_ALL=zh_CN.UTF-8 -- --data-dir "$data/not-a-directory"
 wait_for "$log" "start-up failure shown" "the window never showed the start-up failure"
 grep -q 'start-up failure shown" code=data_dir_failed language=zh-CN' "$log" ||
   fail "the failure screen is not the data directory's, or not in Chinese" "$log"

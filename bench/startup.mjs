@@ -359,7 +359,7 @@ const procList = (p) => {
 };
 
 const out = [
-  `Start-up: median of ${RUNS} runs after one warm-up (spread in brackets); memory: median of ${MEM_RUNS} runs, ${IDLE_MS / 1000} s idle after ready. Ratios with their 95 % bootstrap interval (2,000 resamples of both sides).`,
+  `Start-up: median of ${RUNS} runs after one warm-up (spread in brackets); memory: median of ${MEM_RUNS} runs, ${IDLE_MS / 1000} s idle after ready. Ratios of start-up and of the desktop's memory with their 95 % bootstrap interval (2,000 resamples of both sides; from 5 memory runs the interval is rough).`,
   "",
   `| measure | Cairn | Wails hello-world | ratio | goal ≤ ${GOAL}x |`,
   "| --- | --- | --- | --- | --- |",

@@ -21,7 +21,8 @@
 # and frontend/src/main.js imports Ready next to Greet and calls Ready() as its last line.
 #
 # Usage: bench/startup.sh            (env: BENCH_RUNS=10 BENCH_MEM_RUNS=5 BENCH_IDLE_S=10)
-# Needs: make cli desktop (run here), Xvfb, Debian chromium, frontend/node_modules.
+# Needs: make cli desktop (run here), Xvfb, Debian chromium, frontend/node_modules, GNU
+# coreutils (sync -d, dd iflag=nocache); util-linux fincore only for the log line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -96,10 +97,10 @@ for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1
 # process then maps, and counts in its PSS, pages it never touches. Their cached pages are
 # written back and dropped once, before the warm-up run, on both sides alike.
 binaries=("$hello" "$work/helloserve" "$root/build/bin/cairn" "$root/bin/cairn")
-cached_kib() { fincore --bytes --noheadings --output RES "$@" 2>/dev/null | awk '{s += $1} END {printf "%d", s / 1024}'; }
+cached_kib() { { fincore --bytes --noheadings --output RES "$@" 2>/dev/null || true; } | awk '{s += $1} END {printf "%d", s / 1024}'; }
 before=$(cached_kib "${binaries[@]}")
-sync -d "${binaries[@]}"
-for b in "${binaries[@]}"; do dd if="$b" iflag=nocache count=0 status=none; done
+sync -d "${binaries[@]}" || fail "sync -d failed (coreutils ≥ 8.24 needed)"
+for b in "${binaries[@]}"; do dd if="$b" iflag=nocache count=0 status=none || fail "dropping the page cache of $b failed"; done
 echo "startup: page cache of the four binaries dropped: ${before} KiB → $(cached_kib "${binaries[@]}") KiB" >&2
 
 echo "startup: measuring ($runs runs, memory in $mem_runs after ${idle} s idle; progress below)…" >&2

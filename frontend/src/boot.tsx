@@ -49,11 +49,15 @@ export async function mountStartupFailure(el: HTMLElement, failure: StartupFailu
   const info = await failure
     .details()
     .catch((e: unknown): StartupFailureInfo => ({ error: toAppError(e), dataDir: "", version: "", language: "" }));
-  const lng = resolveLanguage(info.language); // "" (unknown): the system's
-  const i18n = createI18n(lng, { [lng]: await loadLocale(lng) });
+  let lng = resolveLanguage(info.language); // "" (unknown): the system's
+  const locale = await loadLocale(lng).catch(() => {
+    lng = "en"; // the strings the failure screen cannot do without
+    return loadLocale(lng);
+  });
+  const i18n = createI18n(lng, { [lng]: locale });
   createRoot(el).render(
     <I18nextProvider i18n={i18n}>
-      <StartupFailureScreen info={info} onQuit={() => void failure.quit().catch(() => window.close())} />
+      <StartupFailureScreen info={info} onQuit={() => void failure.quit().catch(() => window.runtime?.Quit?.())} />
     </I18nextProvider>,
   );
   document.documentElement.lang = lng;

@@ -21,7 +21,11 @@ export const startupFailure = findStartupFailure(window);
 export const client = createClient(detectTransport(window, page.calls));
 
 const settings = client.stores.settings;
-/** Settles (never rejects) once the first settings snapshot is in, or failed to load. */
+/**
+ * Settles (never rejects) once the first settings snapshot is in, or failed to load; never in
+ * a window opened on a start-up failure, which has no settings to load (main.tsx does not
+ * wait for it then).
+ */
 export const settingsSettled = new Promise<void>((resolve) => {
   let stop = () => {};
   const check = () => {

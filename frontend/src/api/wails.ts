@@ -9,6 +9,8 @@ interface WailsRuntime {
   EventsOff?(name: string, ...more: string[]): void;
   /** Opens a URL in the system browser. */
   BrowserOpenURL?(url: string): void;
+  /** Quits the app (the window and its process). */
+  Quit?(): void;
 }
 
 declare global {

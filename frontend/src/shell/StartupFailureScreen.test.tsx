@@ -28,8 +28,10 @@ const show = (info: StartupFailureInfo, onQuit = vi.fn(), lng: Language = "en") 
   return onQuit;
 };
 
+const execCommand = document.execCommand;
 afterEach(() => {
   Reflect.deleteProperty(navigator, "clipboard");
+  document.execCommand = execCommand;
 });
 
 describe("StartupFailureScreen", () => {
@@ -43,14 +45,21 @@ describe("StartupFailureScreen", () => {
     );
     expect(screenEl).toHaveTextContent("Data directory: /home/u/.config/cairn");
     expect(screenEl).toHaveTextContent("cairn --data-dir PATH");
-    // No "open settings" button: there is no backend behind this window.
-    expect(screen.queryByRole("button", { name: /settings/i })).toBeNull();
+    expect(screenEl).toHaveAccessibleName("Cairn could not start");
   });
 
-  it("puts the focus on Quit, and Quit quits", () => {
+  it("offers no settings, even for an error that names a section: no backend is behind this window", () => {
+    show({ ...tooNew, error: { ...tooNew.error, action: { kind: "open-settings", target: "general" } } });
+    expect(screen.getByRole("alert")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /settings/i })).toBeNull();
+    expect(screen.getAllByRole("button").map((b) => b.textContent)).toEqual(["Copy details", "Quit"]);
+  });
+
+  it("puts the focus on Quit, described by the error, and Quit quits", () => {
     const onQuit = show(tooNew);
     const quit = screen.getByRole("button", { name: "Quit" });
     expect(quit).toHaveFocus();
+    expect(quit).toHaveAccessibleDescription(/written by a newer Cairn .*cairn --data-dir PATH/);
     fireEvent.click(quit);
     expect(onQuit).toHaveBeenCalledTimes(1);
   });
@@ -86,9 +95,15 @@ describe("StartupFailureScreen", () => {
     expect(screen.getByTestId("startup-failure")).toHaveTextContent("数据目录：/home/u/.config/cairn");
   });
 
-  it("shows an unknown error by its raw message", () => {
+  it("shows an unknown error by its raw message, and copies no empty data directory", async () => {
+    const writeText = vi.fn(async (_text: string) => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
     show({ error: { code: "weird", i18nKey: "errors.nope", message: "disk on fire" }, dataDir: "", version: "", language: "" });
     expect(screen.getByRole("alert")).toHaveTextContent("disk on fire");
     expect(screen.getByTestId("startup-failure")).not.toHaveTextContent("Data directory");
+    fireEvent.click(screen.getByRole("button", { name: "Copy details" }));
+    await waitFor(() => expect(writeText).toHaveBeenCalled());
+    expect(writeText.mock.calls[0]?.[0]).toContain("weird: disk on fire");
+    expect(writeText.mock.calls[0]?.[0]).not.toContain("Data directory");
   });
 });
