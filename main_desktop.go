@@ -68,7 +68,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 		return runtime.SaveFileDialog(*wctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
 	}
 	// index.html carries the settings snapshot and the window's strings, as in `serve`.
-	page, err := server.PageMiddleware(app, env.Deps.Assets, log)
+	page, err := server.PageMiddleware(app, env.Deps.Assets, log, server.DesktopPageCalls())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
 		return 1

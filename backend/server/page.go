@@ -20,11 +20,25 @@ const pageDataID = "cairn-page-data"
 // languageSetting is the setting that names the window's language ("system" or a locale).
 const languageSetting = "general.language"
 
-// pageCalls are the argument-less facade methods every window calls before its first frame.
-// index.html carries their results, taken when the page is served, so the first frame needs
-// no request. Only snapshots the frontend is shown anyway belong here, never one that holds
-// a secret.
-func pageCalls() []string { return []string{"GetSettings"} }
+// pageCalls are the argument-less facade methods a window calls before its first frame, and
+// whose results index.html carries, taken when the page is served, so that the first frame
+// needs no request: by default the settings (language, theme). Only snapshots the frontend
+// is shown anyway belong here, never one that holds a secret.
+//
+// A browser tab on `cairn serve` loads every other store only once its event stream said
+// hello (frontend/src/api/store.ts), which the page cannot answer for; the desktop window
+// has no stream to wait for and takes more (DesktopPageCalls).
+func (s *Server) pageCalls() []string {
+	if s.cfg.PageCalls != nil {
+		return s.cfg.PageCalls
+	}
+	return []string{"GetSettings"}
+}
+
+// DesktopPageCalls are the desktop window's page calls: the settings, and the providers,
+// so that Home's first frame already offers the right action (add a provider, or start a
+// chat). The providers' list has a key's state and its last four characters, never the key.
+func DesktopPageCalls() []string { return []string{"GetSettings", "ListProviders"} }
 
 // pageData is the JSON block: the calls' results by method name, and the strings of the
 // window's language (the build writes locales/<lng>.json, every namespace in one file).
@@ -84,7 +98,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 // (the page then calls it itself and shows the error where it shows any).
 func (s *Server) pageCallResults() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	for _, name := range pageCalls() {
+	for _, name := range s.pageCalls() {
 		m, ok := s.methods[name]
 		if !ok || len(m.in) != 0 || !m.hasResult {
 			continue
@@ -188,11 +202,11 @@ func primarySubtag(tag string) string {
 }
 
 // PageMiddleware gives a window that no Server serves, the desktop window's asset server,
-// the same index.html as `serve`: the answers of pageCalls on bound and the window's
-// strings, so its first frame needs no call and no locale chunk either. Every other
-// request goes to next.
-func PageMiddleware(bound any, assets fs.FS, log *slog.Logger) (func(http.Handler) http.Handler, error) {
-	s, err := New(Config{Bound: bound, Assets: assets, Logger: log})
+// the same index.html as `serve`: the answers of calls on bound (nil: serve's) and the
+// window's strings, so its first frame needs no call and no locale chunk either. Every
+// other request goes to next.
+func PageMiddleware(bound any, assets fs.FS, log *slog.Logger, calls []string) (func(http.Handler) http.Handler, error) {
+	s, err := New(Config{Bound: bound, Assets: assets, Logger: log, PageCalls: calls})
 	if err != nil {
 		return nil, err
 	}

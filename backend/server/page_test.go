@@ -16,9 +16,10 @@ import (
 // settingsApp is a facade with the methods index.html cares about, and one it must not
 // call for the page (it holds a secret).
 type settingsApp struct {
-	language string
-	prompt   string
-	fail     bool
+	language      string
+	prompt        string
+	fail          bool // every page call fails
+	failProviders bool // only ListProviders fails
 }
 
 type settingsSnapshot struct {
@@ -31,6 +32,24 @@ func (a *settingsApp) GetSettings() (settingsSnapshot, error) {
 		return settingsSnapshot{}, errors.New("database locked")
 	}
 	return settingsSnapshot{Seq: 7, Values: map[string]any{"general.language": a.language, "chat.defaultSystemPrompt": a.prompt}}, nil
+}
+
+type providersSnapshot struct {
+	Seq       uint64 `json:"seq"`
+	Providers []struct {
+		ID       string `json:"id"`
+		KeyLast4 string `json:"keyLast4"`
+	} `json:"providers"`
+}
+
+// ListProviders answers as llm.Service does: a key's last four characters, never the key.
+func (a *settingsApp) ListProviders() (providersSnapshot, error) {
+	if a.fail || a.failProviders {
+		return providersSnapshot{}, errors.New("keyring locked")
+	}
+	var s providersSnapshot
+	err := json.Unmarshal([]byte(`{"seq":7,"providers":[{"id":"openai","keyLast4":"…WXYZ"}]}`), &s)
+	return s, err
 }
 
 func (*settingsApp) RevealSecret() (string, error) { return "sk-live-never-in-the-page", nil }
@@ -109,6 +128,7 @@ func TestPageCarriesSettingsAndTheWindowsLocale(t *testing.T) {
 				t.Fatalf("the block is not just before </body>: %q", body)
 			}
 			d, _ := readPageData(t, r.body)
+			// A tab loads the providers once its event stream said hello: not from the page.
 			if len(d.Calls) != 1 || d.Calls["GetSettings"] == nil {
 				t.Fatalf("calls %v, want only GetSettings", d.Calls)
 			}
@@ -169,6 +189,18 @@ func TestPageWithoutSettings(t *testing.T) {
 			t.Fatalf("locale %+v", d.Locale)
 		}
 	})
+	t.Run("one failing call is left out, the others come", func(t *testing.T) {
+		ts := newTestServer(t, func(c *server.Config) {
+			c.Bound = &settingsApp{language: "en", failProviders: true}
+			c.Assets = pageAssets()
+			c.PageCalls = server.DesktopPageCalls()
+		})
+		r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
+		d, _ := readPageData(t, r.body)
+		if _, ok := d.Calls["ListProviders"]; ok || d.Calls["GetSettings"] == nil || len(d.Calls) != 1 {
+			t.Fatalf("calls %v, want GetSettings only", d.Calls)
+		}
+	})
 	t.Run("nothing to carry: the file as built", func(t *testing.T) {
 		ts := newTestServer(t, nil) // fakeApp has no GetSettings; testAssets no locales
 		r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
@@ -199,9 +231,10 @@ func TestPageWithoutSettings(t *testing.T) {
 }
 
 // TestPageMiddleware: the desktop window's asset server gets the same index.html as
-// `serve` (snapshot and strings, never a secret), and everything else from next.
+// `serve` (snapshots and strings, never a secret) with the providers' snapshot too, and
+// everything else from next.
 func TestPageMiddleware(t *testing.T) {
-	mw, err := server.PageMiddleware(&settingsApp{language: "zh-CN"}, pageAssets(), nil)
+	mw, err := server.PageMiddleware(&settingsApp{language: "zh-CN"}, pageAssets(), nil, server.DesktopPageCalls())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +253,10 @@ func TestPageMiddleware(t *testing.T) {
 		pd, _ := readPageData(t, body)
 		if pd.Locale == nil || pd.Locale.Lng != "zh-CN" || pd.Locale.Strings["common"]["hello"] != "你好" {
 			t.Fatalf("%s: locale %+v", path, pd.Locale)
+		}
+		var provs providersSnapshot
+		if err := json.Unmarshal(pd.Calls["ListProviders"], &provs); err != nil || len(provs.Providers) != 1 || provs.Providers[0].KeyLast4 != "…WXYZ" {
+			t.Fatalf("%s: ListProviders %s (%v), want the providers with their key's last four", path, pd.Calls["ListProviders"], err)
 		}
 		if _, ok := pd.Calls["GetSettings"]; !ok || strings.Contains(string(body), "sk-live") {
 			t.Fatalf("%s: calls %v", path, pd.Calls)

@@ -48,6 +48,7 @@ type Config struct {
 	MaxBodyBytes int64         // request body limit; default 8 MiB
 	Heartbeat    time.Duration // SSE keep-alive comment interval; default 15 s
 	EventBuffer  int           // events buffered per stream before the client is told to resync; default 256
+	PageCalls    []string      // argument-less methods whose results index.html carries; nil: GetSettings (see pageCalls)
 }
 
 // Server serves one Config; build it with New, run it with Start or mount Handler.

@@ -39,6 +39,12 @@ export const settingsSettled = new Promise<void>((resolve) => {
   check();
 });
 
+// The providers' snapshot, when the page carries it (the desktop window,
+// server.DesktopPageCalls): started now, the store has it before the first render, and
+// Home's first frame offers the right action (add a provider, or start a chat). A store
+// that a component starts loads only after the first paint.
+if ("ListProviders" in page.calls && !startupFailure) client.stores.providers.start();
+
 /** The language of the first frame: the setting once the snapshot is in, else the system's. */
 export const language = (): Language => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "./client";
 import { FakeTransport } from "../test/fakeTransport";
 import { PAGE_DATA_ID, readPageData, withPageCalls } from "./page";
 
@@ -53,6 +54,28 @@ describe("withPageCalls", () => {
     expect(inner.count("GetSettings")).toBe(1);
     expect(await t.call("Echo", "an argument")).toBe("an argument"); // not the call the page answered
     expect(t.kind).toBe(inner.kind);
+  });
+
+  it("gives a store started before the first render (start.ts: providers on the desktop) its snapshot within microtasks, with no call", async () => {
+    const inner = new FakeTransport({ ListProviders: () => ({ seq: 9, providers: [] }) });
+    const client = createClient(withPageCalls(inner, { ListProviders: { seq: 4, providers: [] } }));
+    client.stores.providers.start();
+    for (let i = 0; i < 5; i++) await Promise.resolve(); // no task boundary: before any paint
+    expect(client.stores.providers.getState().data).toEqual({ seq: 4, providers: [] });
+    expect(inner.count("ListProviders")).toBe(0);
+  });
+
+  it("forgets the page's answers once the event stream says hello: later loads are fresh", async () => {
+    const inner = new FakeTransport({ GetSettings: () => ({ seq: 9 }), ListProviders: () => ({ seq: 12, providers: [] }) });
+    const t = withPageCalls(inner, { GetSettings: { seq: 7 }, ListProviders: { seq: 5, providers: [{ id: "gone" }] } });
+    expect(await t.call("GetSettings")).toEqual({ seq: 7 });
+    const reloaded: unknown[] = [];
+    t.onReconnect(() => void t.call("ListProviders").then((r) => reloaded.push(r)));
+    inner.reconnect(); // the hello: a store that waited for it loads now
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reloaded).toEqual([{ seq: 12, providers: [] }]);
+    expect(inner.count("ListProviders")).toBe(1);
   });
 
   it("passes events, reconnects and the stream's state through, and is the transport itself without page data", () => {

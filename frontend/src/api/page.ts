@@ -48,10 +48,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * Answers the first argument-less call of each method in `calls` from the page instead of
  * the backend (the same result the backend gave when it served the page); every other call,
  * and the same call a second time, goes to `inner`. With no page data it returns `inner`.
+ * The answers hold until the event stream first says hello (onReconnect): what is loaded
+ * then must be what the backend has now, not what it had when it served the page.
  */
 export function withPageCalls(inner: Transport, calls: Record<string, unknown>): Transport {
   const answers = new Map(Object.entries(calls));
   if (answers.size === 0) return inner;
+  // Registered before any store's reload, so it runs first.
+  const forget = inner.onReconnect(() => {
+    answers.clear();
+    forget();
+  });
   return {
     kind: inner.kind,
     call<T>(method: string, ...args: unknown[]): Promise<T> {
