@@ -109,10 +109,10 @@ func mapResult(res *mcp.CallToolResult) tools.Result {
 type progressRouter struct {
 	next    atomic.Uint64
 	dropped atomic.Uint64
-	onDrop  func() // tests
 
-	mu    sync.Mutex
-	calls map[string]func(tools.Progress)
+	mu     sync.Mutex
+	calls  map[string]func(tools.Progress)
+	onDrop func(token string) // tests: told of each dropped notification
 }
 
 func newProgressRouter() *progressRouter {
@@ -140,12 +140,12 @@ func (r *progressRouter) deliver(p *mcp.ProgressNotificationParams) {
 	}
 	tok := fmt.Sprint(p.ProgressToken)
 	r.mu.Lock()
-	f := r.calls[tok]
+	f, dropped := r.calls[tok], r.onDrop
 	r.mu.Unlock()
 	if f == nil {
 		r.dropped.Add(1)
-		if r.onDrop != nil {
-			r.onDrop()
+		if dropped != nil {
+			dropped(tok)
 		}
 		return
 	}
