@@ -9,9 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
 )
 
 // pageDataID is the id of the JSON block index.html carries (frontend/src/api/page.ts).
@@ -20,10 +23,12 @@ const pageDataID = "cairn-page-data"
 // languageSetting is the setting that names the window's language ("system" or a locale).
 const languageSetting = "general.language"
 
-// pageCalls are the argument-less facade methods a window calls before its first frame, and
-// whose results index.html carries, taken when the page is served, so that the first frame
-// needs no request: by default the settings (language, theme). Only snapshots the frontend
-// is shown anyway belong here, never one that holds a secret.
+// pageCalls are the facade calls a window makes before its first frame, and whose results
+// index.html carries, taken when the page is served, so that the first frame needs no
+// request: by default the settings (language, theme). A call is a method's name, followed
+// by its arguments as a JSON array when it has any (`ListSessions[""]`), the key under
+// which frontend/src/api/page.ts looks it up. Only snapshots the frontend is shown anyway
+// belong here, never one that holds a secret.
 //
 // A browser tab on `cairn serve` loads every other store only once its event stream said
 // hello (frontend/src/api/store.ts), which the page cannot answer for; the desktop window
@@ -35,10 +40,13 @@ func (s *Server) pageCalls() []string {
 	return []string{"GetSettings"}
 }
 
-// DesktopPageCalls are the desktop window's page calls: the settings, and the providers,
-// so that Home's first frame already offers the right action (add a provider, or start a
-// chat). The providers' list has a key's state and its last four characters, never the key.
-func DesktopPageCalls() []string { return []string{"GetSettings", "ListProviders"} }
+// DesktopPageCalls are the desktop window's page calls: the settings; the providers, so
+// that Home's first frame already offers the right action (add a provider, or start a
+// chat); and the conversations, so that the sidebar lists them from the first frame. The
+// providers' list has a key's state and its last four characters, never the key.
+func DesktopPageCalls() []string {
+	return []string{"GetSettings", "ListProviders", `ListSessions[""]`}
+}
 
 // pageData is the JSON block: the calls' results by method name, and the strings of the
 // window's language (the build writes locales/<lng>.json, every namespace in one file).
@@ -95,15 +103,27 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // pageCallResults calls each of pageCalls the facade has; a method that fails is left out
-// (the page then calls it itself and shows the error where it shows any).
+// (the page then calls it itself and shows the error where it shows any). The results are
+// keyed as the calls are.
 func (s *Server) pageCallResults() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	for _, name := range s.pageCalls() {
+	for _, key := range s.pageCalls() {
+		name, args, _ := strings.Cut(key, "[")
 		m, ok := s.methods[name]
-		if !ok || len(m.in) != 0 || !m.hasResult {
+		if !ok || !m.hasResult {
 			continue
 		}
-		res, err := m.call(nil, func(p any, stack []byte) {
+		var in []reflect.Value
+		if args != "" {
+			var bad *apperr.Error
+			if in, bad = m.decodeArgs([]byte("[" + args)); bad != nil {
+				s.log.Warn("serve: page data", "call", key, "err", bad)
+				continue
+			}
+		} else if len(m.in) != 0 {
+			continue
+		}
+		res, err := m.call(in, func(p any, stack []byte) {
 			s.log.Error("serve: bound method panicked", "method", name, "panic", fmt.Sprint(p), "stack", string(stack))
 		})
 		if err != nil {
@@ -115,7 +135,7 @@ func (s *Server) pageCallResults() map[string]json.RawMessage {
 			s.log.Warn("serve: page data", "method", name, "err", err)
 			continue
 		}
-		out[name] = b
+		out[key] = b
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -50,6 +51,11 @@ func (a *settingsApp) ListProviders() (providersSnapshot, error) {
 	var s providersSnapshot
 	err := json.Unmarshal([]byte(`{"seq":7,"providers":[{"id":"openai","keyLast4":"…WXYZ"}]}`), &s)
 	return s, err
+}
+
+// ListSessions answers with the query it was given, so the page shows which call it carries.
+func (a *settingsApp) ListSessions(query string) (map[string]string, error) {
+	return map[string]string{"query": query}, nil
 }
 
 func (*settingsApp) RevealSecret() (string, error) { return "sk-live-never-in-the-page", nil }
@@ -197,8 +203,8 @@ func TestPageWithoutSettings(t *testing.T) {
 		})
 		r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
 		d, _ := readPageData(t, r.body)
-		if _, ok := d.Calls["ListProviders"]; ok || d.Calls["GetSettings"] == nil || len(d.Calls) != 1 {
-			t.Fatalf("calls %v, want GetSettings only", d.Calls)
+		if _, ok := d.Calls["ListProviders"]; ok || d.Calls["GetSettings"] == nil || len(d.Calls) != len(server.DesktopPageCalls())-1 {
+			t.Fatalf("calls %v, want all but ListProviders", d.Calls)
 		}
 	})
 	t.Run("nothing to carry: the file as built", func(t *testing.T) {
@@ -268,5 +274,30 @@ func TestPageMiddleware(t *testing.T) {
 		if rec.Body.String() != "next "+tt.path {
 			t.Fatalf("%s %s: %q, want next's answer", tt.method, tt.path, rec.Body.String())
 		}
+	}
+}
+
+// TestPageCallsWithArguments: a page call names its arguments as a JSON array after the
+// method (the key the frontend looks it up by); calls whose arguments do not fit the method
+// are left out, and the page still comes.
+func TestPageCallsWithArguments(t *testing.T) {
+	ts := newTestServer(t, func(c *server.Config) {
+		c.Bound = &settingsApp{language: "en"}
+		c.Assets = pageAssets()
+		c.PageCalls = []string{"GetSettings", `ListSessions[""]`, `ListSessions["a b"]`, `ListSessions[1]`, "ListSessions", `GetSettings["x"]`}
+	})
+	r := ts.do(t, http.MethodGet, "/", nil, bearer(testToken))
+	d, _ := readPageData(t, r.body)
+	want := map[string]string{`ListSessions[""]`: `{"query":""}`, `ListSessions["a b"]`: `{"query":"a b"}`}
+	for key, body := range want {
+		if string(d.Calls[key]) != body {
+			t.Errorf("%s = %s, want %s", key, d.Calls[key], body)
+		}
+	}
+	if len(d.Calls) != 3 || d.Calls["GetSettings"] == nil {
+		t.Fatalf("calls %v, want GetSettings and the two ListSessions that fit", d.Calls)
+	}
+	if got := server.DesktopPageCalls(); !slices.Contains(got, `ListSessions[""]`) || !slices.Contains(got, "ListProviders") {
+		t.Fatalf("DesktopPageCalls = %v", got)
 	}
 }

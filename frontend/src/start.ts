@@ -5,7 +5,7 @@
 // by `cairn serve` and by the desktop window's asset server): neither needs a request
 // before the first frame.
 import { createClient } from "./api/client";
-import { readPageData } from "./api/page";
+import { pageCallKey, readPageData } from "./api/page";
 import { findStartupFailure } from "./api/startupFailure";
 import { LANGUAGE_KEY } from "./api/settings";
 import { detectTransport } from "./api/transport";
@@ -39,11 +39,14 @@ export const settingsSettled = new Promise<void>((resolve) => {
   check();
 });
 
-// The providers' snapshot, when the page carries it (the desktop window,
-// server.DesktopPageCalls): started now, the store has it before the first render, and
-// Home's first frame offers the right action (add a provider, or start a chat). A store
-// that a component starts loads only after the first paint.
-if ("ListProviders" in page.calls && !startupFailure) client.stores.providers.start();
+// The snapshots the page carries besides the settings (the desktop window,
+// server.DesktopPageCalls): started now, their stores have them before the first render,
+// so Home's first frame offers the right action (add a provider, or start a chat) and the
+// sidebar lists the conversations. A store a component starts loads after the first paint.
+if (!startupFailure) {
+  if (pageCallKey("ListProviders", []) in page.calls) client.stores.providers.start();
+  if (pageCallKey("ListSessions", [""]) in page.calls) client.stores.sessionList.start();
+}
 
 /** The language of the first frame: the setting once the snapshot is in, else the system's. */
 export const language = (): Language => resolveLanguage(settings.getState().data?.values?.[LANGUAGE_KEY] ?? "system");

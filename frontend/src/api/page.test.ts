@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "./client";
 import { FakeTransport } from "../test/fakeTransport";
-import { PAGE_DATA_ID, readPageData, withPageCalls } from "./page";
+import { PAGE_DATA_ID, pageCallKey, readPageData, withPageCalls } from "./page";
 
 function addBlock(text: string, type = "application/json") {
   const el = document.createElement("script");
@@ -56,13 +56,29 @@ describe("withPageCalls", () => {
     expect(t.kind).toBe(inner.kind);
   });
 
+  it("answers a call with arguments by its key, once, and only for the same arguments", async () => {
+    const inner = new FakeTransport({ ListSessions: (q) => ({ seq: 9, query: q }) });
+    const t = withPageCalls(inner, { [pageCallKey("ListSessions", [""])]: { seq: 3, sessions: [] } });
+    expect(pageCallKey("ListSessions", [""])).toBe('ListSessions[""]');
+    expect(await t.call("ListSessions", "x")).toEqual({ seq: 9, query: "x" });
+    expect(await t.call("ListSessions")).toEqual({ seq: 9, query: undefined });
+    expect(await t.call("ListSessions", "")).toEqual({ seq: 3, sessions: [] });
+    expect(await t.call("ListSessions", "")).toEqual({ seq: 9, query: "" });
+    expect(inner.count("ListSessions")).toBe(3);
+  });
+
   it("gives a store started before the first render (start.ts: providers on the desktop) its snapshot within microtasks, with no call", async () => {
-    const inner = new FakeTransport({ ListProviders: () => ({ seq: 9, providers: [] }) });
-    const client = createClient(withPageCalls(inner, { ListProviders: { seq: 4, providers: [] } }));
+    const inner = new FakeTransport({ ListProviders: () => ({ seq: 9, providers: [] }), ListSessions: () => ({ seq: 9, sessions: [] }) });
+    const sessions = { seq: 4, sessions: [{ id: "s1", title: "Earlier" }] };
+    const client = createClient(
+      withPageCalls(inner, { ListProviders: { seq: 4, providers: [] }, [pageCallKey("ListSessions", [""])]: sessions }),
+    );
     client.stores.providers.start();
+    client.stores.sessionList.start();
     for (let i = 0; i < 5; i++) await Promise.resolve(); // no task boundary: before any paint
     expect(client.stores.providers.getState().data).toEqual({ seq: 4, providers: [] });
-    expect(inner.count("ListProviders")).toBe(0);
+    expect(client.stores.sessionList.getState().data).toEqual(sessions);
+    expect(inner.count("ListProviders") + inner.count("ListSessions")).toBe(0);
   });
 
   it("forgets the page's answers once the event stream says hello: later loads are fresh", async () => {

@@ -11,7 +11,7 @@ export const PAGE_DATA_ID = "cairn-page-data";
 
 /** What the page arrived with (empty when the page has no block, e.g. `npm run dev`). */
 export interface PageData {
-  /** Results of argument-less facade calls, by method name, e.g. GetSettings. */
+  /** Results of facade calls by pageCallKey, e.g. GetSettings, ListSessions[""]. */
   calls: Record<string, unknown>;
   /** The strings of one language (all namespaces), chosen by the server for this window. */
   locale: { lng: string; strings: Record<string, Record<string, unknown>> } | null;
@@ -45,9 +45,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Answers the first argument-less call of each method in `calls` from the page instead of
- * the backend (the same result the backend gave when it served the page); every other call,
- * and the same call a second time, goes to `inner`. With no page data it returns `inner`.
+ * The key of a call in the page data: the method's name, followed by its arguments as a
+ * JSON array when it has any (backend/server/page.go builds the same keys).
+ */
+export function pageCallKey(method: string, args: readonly unknown[]): string {
+  return args.length === 0 ? method : method + JSON.stringify(args);
+}
+
+/**
+ * Answers the first call of each key in `calls` from the page instead of the backend (the
+ * same result the backend gave when it served the page); every other call, and the same
+ * call a second time, goes to `inner`. With no page data it returns `inner`.
  * The answers hold until the event stream first says hello (onReconnect): what is loaded
  * then must be what the backend has now, not what it had when it served the page.
  */
@@ -62,9 +70,10 @@ export function withPageCalls(inner: Transport, calls: Record<string, unknown>):
   return {
     kind: inner.kind,
     call<T>(method: string, ...args: unknown[]): Promise<T> {
-      if (args.length === 0 && answers.has(method)) {
-        const result = answers.get(method) as T;
-        answers.delete(method);
+      const key = pageCallKey(method, args);
+      if (answers.has(key)) {
+        const result = answers.get(key) as T;
+        answers.delete(key);
         return Promise.resolve(result);
       }
       return inner.call<T>(method, ...args);

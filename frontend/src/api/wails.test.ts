@@ -84,12 +84,26 @@ describe("WailsTransport", () => {
     expect(listeners.get(WAILS_EVENT)?.size).toBe(0);
   });
 
-  it("never signals a reconnect (in-process channel)", () => {
+  it("says hello once each time it starts listening, after the task that started it: the stores catch up", async () => {
     const { w } = fakeWailsWindow({});
-    const h = vi.fn();
-    const off = new WailsTransport(w).onReconnect(h);
-    off();
-    expect(h).not.toHaveBeenCalled();
+    const t = new WailsTransport(w);
+    const hello = vi.fn();
+    t.onReconnect(hello);
+    const off = t.subscribe(() => {});
+    t.subscribe(() => {})(); // a second subscriber does not listen again
+    expect(hello).not.toHaveBeenCalled(); // not within the task that subscribed
+    await new Promise((r) => setTimeout(r, 0));
+    expect(hello).toHaveBeenCalledTimes(1);
+    off(); // nobody listens: broadcasts are missed from here on
+    t.subscribe(() => {});
+    await new Promise((r) => setTimeout(r, 0));
+    expect(hello).toHaveBeenCalledTimes(2);
+    const removed = vi.fn();
+    t.onReconnect(removed)();
+    t.subscribe(() => {})();
+    t.subscribe(() => {});
+    await new Promise((r) => setTimeout(r, 0));
+    expect(removed).not.toHaveBeenCalled();
   });
 });
 

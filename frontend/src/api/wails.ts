@@ -30,11 +30,15 @@ export function hasWailsBindings(w: Window = window): boolean {
 
 /**
  * Transport over the Wails bindings and runtime events. The webview and the backend live in
- * one process, so the event channel never drops and never reconnects.
+ * one process, so the event channel never drops. It still says hello (onReconnect), once
+ * each time it starts listening: what the backend broadcast before then never reached this
+ * window, and a snapshot taken earlier (those the page came with, api/page.ts) may be older
+ * than that, so the stores load again, quietly.
  */
 export class WailsTransport implements Transport {
   readonly kind = "wails" as const;
   private readonly handlers = new Set<(ev: CairnEvent) => void>();
+  private readonly reconnectHandlers = new Set<() => void>();
   private off: (() => void) | null = null;
 
   constructor(private readonly w: Window = window) {}
@@ -66,9 +70,9 @@ export class WailsTransport implements Transport {
     };
   }
 
-  onReconnect(_handler: () => void): () => void {
-    // In-process channel: nothing to reconnect. Kept for the common interface.
-    return () => {};
+  onReconnect(handler: () => void): () => void {
+    this.reconnectHandlers.add(handler);
+    return () => this.reconnectHandlers.delete(handler);
   }
 
   private ensureListening(): void {
@@ -79,6 +83,11 @@ export class WailsTransport implements Transport {
       for (const h of [...this.handlers]) h(ev);
     });
     this.off = typeof ret === "function" ? ret : () => this.w.runtime?.EventsOff?.(WAILS_EVENT);
+    // After the task that started listening (the page's start-up code), so the stores it
+    // starts have loaded from the page first.
+    setTimeout(() => {
+      for (const h of [...this.reconnectHandlers]) h();
+    }, 0);
   }
 
   private stopListening(): void {
