@@ -8,7 +8,6 @@ import { AppInfoProvider } from "./shell/appInfo";
 import { settingsPage } from "./shell/pages";
 import { RouterProvider } from "./shell/router";
 import { routeFromHash } from "./shell/routes";
-import { StartupFailureScreen } from "./shell/StartupFailureScreen";
 
 export interface MountOptions {
   client: CairnClient;
@@ -55,6 +54,8 @@ export async function mountStartupFailure(el: HTMLElement, failure: StartupFailu
     return loadLocale(lng);
   });
   const i18n = createI18n(lng, { [lng]: locale });
+  // Its own chunk: only this rare window needs it, not every start-up.
+  const { StartupFailureScreen } = await import("./shell/StartupFailureScreen");
   createRoot(el).render(
     <I18nextProvider i18n={i18n}>
       <StartupFailureScreen info={info} onQuit={() => void failure.quit().catch(() => window.runtime?.Quit?.())} />

@@ -16,4 +16,4 @@ export * from "./tools";
 export * from "./mcp";
 export * from "./permissions";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
-export { findStartupFailure, type StartupFailureApi, type StartupFailureInfo } from "./startupFailure";
+export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

@@ -1,4 +1,5 @@
 import { toAppError } from "./errors";
+import { callBound } from "./wails";
 import type { AppError } from "./types";
 
 /** What went wrong when the desktop backend could not open (StartupFailureInfo in Go). */
@@ -27,15 +28,7 @@ export interface StartupFailureApi {
 export function findStartupFailure(w: Window = window): StartupFailureApi | null {
   const bound = w.go?.main?.StartupFailure;
   if (typeof bound !== "object" || bound === null) return null;
-  const call = async <T,>(method: string, ...args: unknown[]): Promise<T> => {
-    const fn = bound[method];
-    if (typeof fn !== "function") throw toAppError(new Error(`method ${method} is not bound`));
-    try {
-      return (await fn(...args)) as T;
-    } catch (e) {
-      throw toAppError(e);
-    }
-  };
+  const call = <T,>(method: string, ...args: unknown[]) => callBound<T>(bound, method, args);
   return {
     details: async () => {
       const info = await call<Partial<StartupFailureInfo> | null>("Details");

@@ -20,6 +20,28 @@ declare global {
   }
 }
 
+/**
+ * Calls one method of a struct Wails bound (window.go.main.<Struct>): an unbound method is
+ * errors.method_unknown, a rejection becomes an AppError.
+ */
+export async function callBound<T>(bound: BoundMethods | undefined, method: string, args: unknown[]): Promise<T> {
+  const fn = bound?.[method];
+  if (typeof fn !== "function") {
+    const err: AppError = {
+      code: "method_unknown",
+      i18nKey: "errors.method_unknown",
+      params: { method },
+      message: `method ${method} is not bound`,
+    };
+    throw err;
+  }
+  try {
+    return (await fn(...args)) as T;
+  } catch (e) {
+    throw toAppError(e);
+  }
+}
+
 /** The Wails runtime event name the backend emits every bus event on. */
 export const WAILS_EVENT = "cairn:event";
 
@@ -43,22 +65,8 @@ export class WailsTransport implements Transport {
 
   constructor(private readonly w: Window = window) {}
 
-  async call<T>(method: string, ...args: unknown[]): Promise<T> {
-    const fn = this.w.go?.main?.App?.[method];
-    if (typeof fn !== "function") {
-      const err: AppError = {
-        code: "method_unknown",
-        i18nKey: "errors.method_unknown",
-        params: { method },
-        message: `method ${method} is not bound`,
-      };
-      throw err;
-    }
-    try {
-      return (await fn(...args)) as T;
-    } catch (e) {
-      throw toAppError(e);
-    }
+  call<T>(method: string, ...args: unknown[]): Promise<T> {
+    return callBound<T>(this.w.go?.main?.App, method, args);
   }
 
   subscribe(handler: (ev: CairnEvent) => void): () => void {

@@ -15,8 +15,9 @@ export interface ConfirmDialogProps<T> {
   confirmLabel: ReactNode;
   /** The confirm button is disabled meanwhile (a request in flight). */
   busy?: boolean;
-  /** data-testid of the dialog and of its confirm button. */
+  /** data-testid of the dialog. */
   testId?: string;
+  /** data-testid of its confirm button. */
   confirmTestId?: string;
   /** Shown between the description and the buttons (what exactly will go). */
   children?: ReactNode;
