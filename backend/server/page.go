@@ -23,9 +23,9 @@ const pageDataID = "cairn-page-data"
 // languageSetting is the setting that names the window's language ("system" or a locale).
 const languageSetting = "general.language"
 
-// pageCalls are the facade calls a window makes before its first frame, and whose results
-// index.html carries, taken when the page is served, so that the first frame needs no
-// request: by default the settings (language, theme). A call is a method's name, followed
+// A pageCall is one of the facade calls a window makes before its first frame, whose
+// results index.html carries, taken when the page is served, so that the first frame needs
+// no request: by default the settings (language, theme). A call is a method's name, followed
 // by its arguments as a JSON array when it has any (`ListSessions[""]`), the key under
 // which frontend/src/api/page.ts looks it up. Only snapshots the frontend is shown anyway
 // belong here, never one that holds a secret.
@@ -33,11 +33,39 @@ const languageSetting = "general.language"
 // A browser tab on `cairn serve` loads every other store only once its event stream said
 // hello (frontend/src/api/store.ts), which the page cannot answer for; the desktop window
 // has no stream to wait for and takes more (DesktopPageCalls).
-func (s *Server) pageCalls() []string {
-	if s.cfg.PageCalls != nil {
-		return s.cfg.PageCalls
+type pageCall struct {
+	key string
+	m   *method
+	in  []reflect.Value
+}
+
+// resolvePageCalls turns cfg.PageCalls (default: GetSettings) into methods and decoded
+// arguments, once; a call the facade cannot answer that way is left out, with a warning.
+func (s *Server) resolvePageCalls() []pageCall {
+	keys := s.cfg.PageCalls
+	if keys == nil {
+		keys = []string{"GetSettings"}
 	}
-	return []string{"GetSettings"}
+	var out []pageCall
+	for _, key := range keys {
+		name, args, _ := strings.Cut(key, "[")
+		m, ok := s.methods[name]
+		if !ok || !m.hasResult {
+			continue
+		}
+		var in []reflect.Value
+		if args != "" {
+			var bad *apperr.Error
+			if in, bad = m.decodeArgs([]byte("[" + args)); bad != nil {
+				s.log.Warn("serve: page call left out", "call", key, "err", bad)
+				continue
+			}
+		} else if len(m.in) != 0 {
+			continue
+		}
+		out = append(out, pageCall{key: key, m: m, in: in})
+	}
+	return out
 }
 
 // DesktopPageCalls are the desktop window's page calls: the settings; the providers, so
@@ -107,35 +135,20 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 // keyed as the calls are.
 func (s *Server) pageCallResults() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	for _, key := range s.pageCalls() {
-		name, args, _ := strings.Cut(key, "[")
-		m, ok := s.methods[name]
-		if !ok || !m.hasResult {
-			continue
-		}
-		var in []reflect.Value
-		if args != "" {
-			var bad *apperr.Error
-			if in, bad = m.decodeArgs([]byte("[" + args)); bad != nil {
-				s.log.Warn("serve: page data", "call", key, "err", bad)
-				continue
-			}
-		} else if len(m.in) != 0 {
-			continue
-		}
-		res, err := m.call(in, func(p any, stack []byte) {
-			s.log.Error("serve: bound method panicked", "method", name, "panic", fmt.Sprint(p), "stack", string(stack))
+	for _, c := range s.pageCalls {
+		res, err := c.m.call(c.in, func(p any, stack []byte) {
+			s.log.Error("serve: bound method panicked", "method", c.m.name, "panic", fmt.Sprint(p), "stack", string(stack))
 		})
 		if err != nil {
-			s.log.Warn("serve: page data", "method", name, "err", err)
+			s.log.Warn("serve: page data", "call", c.key, "err", err)
 			continue
 		}
 		b, err := json.Marshal(res)
 		if err != nil {
-			s.log.Warn("serve: page data", "method", name, "err", err)
+			s.log.Warn("serve: page data", "call", c.key, "err", err)
 			continue
 		}
-		out[key] = b
+		out[c.key] = b
 	}
 	return out
 }

@@ -48,7 +48,7 @@ type Config struct {
 	MaxBodyBytes int64         // request body limit; default 8 MiB
 	Heartbeat    time.Duration // SSE keep-alive comment interval; default 15 s
 	EventBuffer  int           // events buffered per stream before the client is told to resync; default 256
-	PageCalls    []string      // argument-less methods whose results index.html carries; nil: GetSettings (see pageCalls)
+	PageCalls    []string      // calls whose results index.html carries, e.g. `ListSessions[""]`; nil: GetSettings (see pageCalls)
 }
 
 // Server serves one Config; build it with New, run it with Start or mount Handler.
@@ -58,7 +58,8 @@ type Server struct {
 	tokenSum   [sha256.Size]byte
 	remoteHost string // the configured host, accepted in Host/Origin when AllowRemote
 	methods    map[string]*method
-	locales    []string // the languages index.html can carry the strings of (page.go)
+	pageCalls  []pageCall // resolved once from cfg.PageCalls
+	locales    []string   // the languages index.html can carry the strings of (page.go)
 	handler    http.Handler
 
 	done      chan struct{} // closed by Shutdown: ends every event stream
@@ -113,6 +114,7 @@ func New(cfg Config) (*Server, error) {
 		locales:    localeNames(cfg.Assets),
 		done:       make(chan struct{}),
 	}
+	s.pageCalls = s.resolvePageCalls()
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }
