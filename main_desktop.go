@@ -3,13 +3,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -142,9 +140,7 @@ func showStartupFailure(ctx context.Context, env *cli.Env, openErr error, dataDi
 			runtime.Quit(*wctx)
 		}
 	}
-	if abs, err := filepath.Abs(cmp.Or(dataDir, service.DefaultDataDir())); err == nil {
-		dataDir = abs
-	}
+	dataDir, _ = service.ResolveDataDir(dataDir) // as far as it got: the failure may be that
 	failure := NewStartupFailure(openErr, dataDir, cli.Language(), log, quit)
 	err := wails.Run(&options.App{
 		Title:       "Cairn",

@@ -23,9 +23,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// On every way out: a browser still waiting gets its connection reset, the terminal the
+	// error (after Shutdown closed it, a second Close is a no-op).
+	defer ln.Close()
 	token, err := server.NewToken()
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Cairn is serving at %s\n", server.URL(ln.Addr(), token))
@@ -34,7 +36,6 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	s, err := env.Open(ctx)
 	if err != nil {
-		ln.Close() // a waiting browser gets its connection reset, the terminal the error
 		return err
 	}
 	defer s.Close()
@@ -51,11 +52,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		Logger:      slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	if _, err := srv.Start(ctx); err != nil {
-		ln.Close()
 		return err
 	}
 	<-ctx.Done()

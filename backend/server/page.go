@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/cairn-app/cairn/backend/apperr"
 )
 
 // pageDataID is the id of the JSON block index.html carries (frontend/src/api/page.ts).
@@ -36,7 +34,7 @@ const languageSetting = "general.language"
 type pageCall struct {
 	key string
 	m   *method
-	in  []reflect.Value
+	in  []reflect.Value // decoded once, passed to every call: keep page calls' arguments plain values
 }
 
 // resolvePageCalls turns cfg.PageCalls (default: GetSettings) into methods and decoded
@@ -48,19 +46,17 @@ func (s *Server) resolvePageCalls() []pageCall {
 	}
 	var out []pageCall
 	for _, key := range keys {
-		name, args, _ := strings.Cut(key, "[")
+		name, args := key, ""
+		if i := strings.IndexByte(key, '['); i >= 0 {
+			name, args = key[:i], key[i:]
+		}
 		m, ok := s.methods[name]
 		if !ok || !m.hasResult {
 			continue
 		}
-		var in []reflect.Value
-		if args != "" {
-			var bad *apperr.Error
-			if in, bad = m.decodeArgs([]byte("[" + args)); bad != nil {
-				s.log.Warn("serve: page call left out", "call", key, "err", bad)
-				continue
-			}
-		} else if len(m.in) != 0 {
+		in, bad := m.decodeArgs([]byte(args)) // "" is no arguments; the count is checked
+		if bad != nil {
+			s.log.Warn("serve: page call left out", "call", key, "err", bad)
 			continue
 		}
 		out = append(out, pageCall{key: key, m: m, in: in})

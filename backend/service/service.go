@@ -91,15 +91,25 @@ func DefaultDataDir() string {
 	return filepath.Join(base, "cairn")
 }
 
+// ResolveDataDir is the absolute data directory Open uses for dir ("" is the default); on
+// error it returns the directory as far as it got.
+func ResolveDataDir(dir string) (string, error) {
+	if dir == "" {
+		dir = DefaultDataDir()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir, err
+	}
+	return abs, nil
+}
+
 // Open creates the data directory if needed, opens and migrates the database and the
 // secret store. Errors are *apperr.Error.
 func Open(ctx context.Context, opt Options) (*Services, error) {
-	if opt.DataDir == "" {
-		opt.DataDir = DefaultDataDir()
-	}
-	dir, err := filepath.Abs(opt.DataDir)
+	dir, err := ResolveDataDir(opt.DataDir)
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.DataDirFailed, "resolve data dir").WithParam("path", opt.DataDir)
+		return nil, apperr.Wrap(err, apperr.DataDirFailed, "resolve data dir").WithParam("path", dir)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, apperr.Wrap(err, apperr.DataDirFailed, "create data dir").WithParam("path", dir)

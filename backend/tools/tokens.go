@@ -18,10 +18,8 @@ type tokenCounter struct {
 
 func (t *tokenCounter) count(s string) int {
 	t.once.Do(func() { t.codec = codec.NewO200kBase() })
-	if t.codec != nil {
-		if n, err := t.codec.Count(s); err == nil {
-			return n
-		}
+	if n, err := t.codec.Count(s); err == nil {
+		return n
 	}
 	return (len(s) + 3) / 4
 }
