@@ -88,13 +88,13 @@ type pageLocale struct {
 // page has nothing to carry (no such methods, no locale files), so the file is served as is.
 // A page with data is never stored (Cache-Control: no-store): it holds this moment's settings.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
-	html, err := fs.ReadFile(s.cfg.Assets, "index.html")
-	if err != nil {
+	html := s.page.html
+	if html == nil {
 		return false
 	}
 	data := pageData{Calls: s.pageCallResults()}
 	if lng := s.pageLanguage(r, data.Calls); lng != "" {
-		if b, err := fs.ReadFile(s.cfg.Assets, "locales/"+lng+".json"); err == nil && json.Valid(b) {
+		if b, ok := s.page.strings[lng]; ok {
 			data.Locale = &pageLocale{Lng: lng, Strings: b}
 		}
 	}
@@ -110,10 +110,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 	}
 	var out bytes.Buffer
 	out.Grow(len(html) + len(block) + 80)
-	at := bytes.LastIndex(bytes.ToLower(html), []byte("</body>"))
-	if at < 0 {
-		at = len(html)
-	}
+	at := s.page.bodyEnd
 	out.Write(html[:at])
 	fmt.Fprintf(&out, `<script type="application/json" id="%s">`, pageDataID)
 	out.Write(block)
@@ -203,6 +200,34 @@ func acceptLanguages(header string) []string {
 		out[i] = v.value
 	}
 	return out
+}
+
+// pageFiles are what every page is made of, read from the embedded build once: index.html
+// (nil when it is missing), where its </body> starts, and each valid locale file.
+type pageFiles struct {
+	html    []byte
+	bodyEnd int
+	strings map[string]json.RawMessage
+}
+
+func readPageFiles(assets fs.FS, locales []string) pageFiles {
+	var p pageFiles
+	if assets == nil {
+		return p
+	}
+	if html, err := fs.ReadFile(assets, "index.html"); err == nil {
+		p.html = html
+		if p.bodyEnd = bytes.LastIndex(bytes.ToLower(html), []byte("</body>")); p.bodyEnd < 0 {
+			p.bodyEnd = len(html)
+		}
+	}
+	p.strings = map[string]json.RawMessage{}
+	for _, lng := range locales {
+		if b, err := fs.ReadFile(assets, "locales/"+lng+".json"); err == nil && json.Valid(b) {
+			p.strings[lng] = b
+		}
+	}
+	return p
 }
 
 // localeNames lists the languages the build wrote locales/<lng>.json for.

@@ -59,6 +59,7 @@ type Server struct {
 	remoteHost string // the configured host, accepted in Host/Origin when AllowRemote
 	methods    map[string]*method
 	pageCalls  []pageCall // resolved once from cfg.PageCalls
+	page       pageFiles  // index.html and the locale files, read once
 	locales    []string   // the languages index.html can carry the strings of (page.go)
 	handler    http.Handler
 
@@ -115,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 		done:       make(chan struct{}),
 	}
 	s.pageCalls = s.resolvePageCalls()
+	s.page = readPageFiles(cfg.Assets, s.locales)
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }
