@@ -16,7 +16,7 @@ type App struct {
 	desktop bool
 	// chooseSavePath asks the user where to save a file (the desktop window's native
 	// dialog; "" when cancelled). Nil in `cairn serve`, where the browser saves downloads.
-	chooseSavePath func(ctx context.Context, defaultName string) (string, error)
+	chooseSavePath func(defaultName string) (string, error)
 	// onReady runs on every Ready call (the desktop window tidies up after its start).
 	onReady func()
 }

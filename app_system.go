@@ -65,7 +65,7 @@ func (a *App) SaveTextFile(defaultName, content string) (string, error) {
 		return "", apperr.New(apperr.FileSaveFailed, "save %s: no file dialog here", defaultName).
 			WithParam("path", defaultName).WithParam("message", "only the desktop window saves files; the browser downloads them")
 	}
-	path, err := a.chooseSavePath(a.ctx, defaultName)
+	path, err := a.chooseSavePath(defaultName)
 	if err != nil {
 		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
 	}

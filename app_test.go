@@ -80,15 +80,15 @@ func TestSaveTextFile(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		chooser  func(context.Context, string) (string, error)
+		chooser  func(string) (string, error)
 		wantPath string
 		wantCode apperr.Code
 	}{
-		{"saved", func(_ context.Context, n string) (string, error) { return filepath.Join(dir, n), nil }, filepath.Join(dir, "mcp.json"), ""},
-		{"replaces", func(context.Context, string) (string, error) { return existing, nil }, existing, ""},
-		{"cancelled", func(context.Context, string) (string, error) { return "", nil }, "", ""},
-		{"dialog failed", func(context.Context, string) (string, error) { return "", errors.New("no portal") }, "", apperr.FileSaveFailed},
-		{"unwritable", func(context.Context, string) (string, error) { return filepath.Join(dir, "missing", "x.json"), nil }, "", apperr.FileSaveFailed},
+		{"saved", func(n string) (string, error) { return filepath.Join(dir, n), nil }, filepath.Join(dir, "mcp.json"), ""},
+		{"replaces", func(string) (string, error) { return existing, nil }, existing, ""},
+		{"cancelled", func(string) (string, error) { return "", nil }, "", ""},
+		{"dialog failed", func(string) (string, error) { return "", errors.New("no portal") }, "", apperr.FileSaveFailed},
+		{"unwritable", func(string) (string, error) { return filepath.Join(dir, "missing", "x.json"), nil }, "", apperr.FileSaveFailed},
 		{"no dialog (serve)", nil, "", apperr.FileSaveFailed},
 	}
 	for _, tc := range cases {

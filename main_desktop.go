@@ -58,7 +58,7 @@ func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
 	// The native dialog needs the window's context, which OnStartup hands over while the
 	// page may already be calling the facade: kept apart from app.ctx, which never changes.
 	var window atomic.Pointer[context.Context]
-	app.chooseSavePath = func(_ context.Context, name string) (string, error) {
+	app.chooseSavePath = func(name string) (string, error) {
 		wctx := window.Load()
 		if wctx == nil {
 			return "", errors.New("the window is not up yet") // SaveTextFile wraps it as file_save_failed

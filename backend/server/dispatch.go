@@ -206,9 +206,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, name string) 
 		s.writeError(w, r, aerr)
 		return
 	}
-	result, err := m.call(args, func(p any, stack []byte) {
-		s.log.Error("serve: bound method panicked", "method", name, "panic", fmt.Sprint(p), "stack", string(stack))
-	})
+	result, err := m.call(args, s.logPanic(name))
 	if err != nil {
 		status := s.writeError(w, r, err)
 		s.log.Debug("serve: call", "method", name, "status", status, "dur", time.Since(start))
@@ -227,4 +225,12 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, name string) 
 
 func tooLarge(limit int64) *apperr.Error {
 	return apperr.New(apperr.BodyTooLarge, "request body over %d bytes", limit).WithParam("limit", limit)
+}
+
+// logPanic logs a bound method's panic with its stack; the caller answers with the
+// Internal error method.call made of it.
+func (s *Server) logPanic(method string) func(p any, stack []byte) {
+	return func(p any, stack []byte) {
+		s.log.Error("serve: bound method panicked", "method", method, "panic", fmt.Sprint(p), "stack", string(stack))
+	}
 }

@@ -129,9 +129,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) pageCallResults() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for _, c := range s.pageCalls {
-		res, err := c.m.call(c.in, func(p any, stack []byte) {
-			s.log.Error("serve: bound method panicked", "method", c.m.name, "panic", fmt.Sprint(p), "stack", string(stack))
-		})
+		res, err := c.m.call(c.in, s.logPanic(c.m.name))
 		if err != nil {
 			s.log.Warn("serve: page data", "call", c.key, "err", err)
 			continue
