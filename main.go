@@ -44,29 +44,8 @@ func main() {
 		Assets:   assets(),
 		Desktop:  desktopBuild,
 		Locales:  locales(),
+		Window:   runDesktop,
 	}
 	env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Deps: deps}
-	args := os.Args[1:]
-	if wantsDesktop(args) {
-		os.Exit(runDesktop(ctx, env, args))
-	}
-	os.Exit(cli.Run(ctx, args, env))
-}
-
-// wantsDesktop is true when no subcommand was given (global flags only).
-func wantsDesktop(args []string) bool {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--data-dir" || a == "-data-dir":
-			i++
-		case len(a) > 0 && a[0] == '-':
-			if a == "-h" || a == "--help" || a == "-help" {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
+	os.Exit(cli.Run(ctx, os.Args[1:], env))
 }

@@ -30,8 +30,8 @@ const desktopBuild = true
 const eventName = "cairn:event"
 
 // runDesktop opens the Wails window on the same services `serve` and the CLI use.
-func runDesktop(ctx context.Context, env *cli.Env, args []string) int {
-	dataDir := cli.DataDir(args)
+func runDesktop(ctx context.Context, env *cli.Env) int {
+	dataDir := env.DataDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 const desktopBuild = false
 
 // runDesktop explains how to get the window instead of Wails' raw build-tag error.
-func runDesktop(_ context.Context, env *cli.Env, _ []string) int {
+func runDesktop(_ context.Context, env *cli.Env) int {
 	fmt.Fprint(env.Stderr, `This cairn binary was built without the desktop window.
 
   Desktop app:  make desktop   (go tool wails build -tags webkit2_41; needs

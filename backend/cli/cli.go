@@ -29,6 +29,9 @@ type Deps struct {
 	Desktop bool
 	// Locales holds <lang>/errors.json, the same texts the windows show.
 	Locales fs.FS
+	// Window runs when no command is given: the desktop window (or, in a binary built
+	// without it, how to get it). It returns the exit code; nil prints the usage.
+	Window func(ctx context.Context, env *Env) int
 }
 
 // Env is what a command runs with.
@@ -86,6 +89,9 @@ func Run(ctx context.Context, args []string, env *Env) int {
 	env.DataDir = *dataDir
 	rest := global.Args()
 	if len(rest) == 0 {
+		if env.Deps.Window != nil {
+			return env.Deps.Window(ctx, env)
+		}
 		usage(env.Stderr, global)
 		return 2
 	}
@@ -148,11 +154,21 @@ func newFlags(env *Env, name string) *flag.FlagSet {
 	return f
 }
 
+// parseFlags parses a command's flags. A bad flag is a usage error (exit 2): the flag set
+// has already said which flag and printed the command's flags, so nothing more is printed.
+func parseFlags(f *flag.FlagSet, args []string) error {
+	err := f.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return exitError{code: 2}
+}
+
 // parseInterspersed parses flags that may appear after positional arguments.
 func parseInterspersed(f *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := f.Parse(args); err != nil {
+		if err := parseFlags(f, args); err != nil {
 			return nil, err
 		}
 		args = f.Args()
@@ -212,14 +228,4 @@ func hoistGlobalFlags(args []string) []string {
 		rest = append(rest, a)
 	}
 	return append(global, rest...)
-}
-
-// DataDir returns the data directory the arguments choose (--data-dir, then
-// CAIRN_DATA_DIR, then the default), for the desktop window which has no subcommand.
-func DataDir(args []string) string {
-	f := flag.NewFlagSet("cairn", flag.ContinueOnError)
-	f.SetOutput(io.Discard)
-	d := f.String("data-dir", service.DefaultDataDir(), "")
-	_ = f.Parse(hoistGlobalFlags(args))
-	return *d
 }

@@ -178,3 +178,53 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 		t.Fatalf("value not stored in the --data-dir given after the command: %+v", r)
 	}
 }
+
+// TestWindowAndFlagErrors: with no command the window opens on the data directory the
+// global flags chose, and every bad flag, global or a command's, is a usage error (exit 2)
+// that names the flag, with no window and no "something went wrong".
+func TestWindowAndFlagErrors(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	tests := []struct {
+		name      string
+		args      []string
+		window    bool // Deps.Window is set
+		code      int
+		opened    string // the data directory the window got; "" when it must not open
+		errHas    string
+		errHasNot string
+	}{
+		{"window on --data-dir", []string{"--data-dir", dir}, true, 7, dir, "", ""},
+		{"window, flag after nothing else", []string{"--data-dir=" + dir}, true, 7, dir, "", ""},
+		{"no window built: usage", []string{"--data-dir", dir}, false, 2, "", "Usage: cairn", ""},
+		{"unknown global flag", []string{"--verbose"}, true, 2, "", "flag provided but not defined: -verbose", ""},
+		{"data-dir without a value", []string{"--data-dir"}, true, 2, "", "flag needs an argument: -data-dir", ""},
+		{"help", []string{"-h"}, true, 0, "", "Usage: cairn", ""},
+		{"command's unknown flag", []string{"--data-dir", dir, "settings", "list", "--bogus"}, true, 2, "", "flag provided but not defined: -bogus", "cairn:"},
+		{"serve's unknown flag", []string{"--data-dir", dir, "serve", "--port", "1"}, true, 2, "", "flag provided but not defined: -port", "cairn:"},
+		{"version's help", []string{"version", "-h"}, true, 0, "", "-json", "cairn:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			opened := ""
+			env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}
+			if tt.window {
+				env.Deps.Window = func(_ context.Context, e *Env) int {
+					opened = e.DataDir
+					return 7
+				}
+			}
+			code := Run(context.Background(), tt.args, env)
+			if code != tt.code || opened != tt.opened {
+				t.Fatalf("exit %d, window on %q; want %d, %q; stderr=%s", code, opened, tt.code, tt.opened, errb.String())
+			}
+			if !strings.Contains(errb.String(), tt.errHas) {
+				t.Fatalf("stderr = %q, want it to contain %q", errb.String(), tt.errHas)
+			}
+			if tt.errHasNot != "" && strings.Contains(errb.String(), tt.errHasNot) {
+				t.Fatalf("stderr = %q, must not contain %q", errb.String(), tt.errHasNot)
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "serve")
 	addr := f.String("addr", "127.0.0.1:0", "listen address (loopback only unless --allow-remote)")
 	allowRemote := f.Bool("allow-remote", false, "allow a non-loopback --addr (the token still protects every request)")
-	if err := f.Parse(args); err != nil {
+	if err := parseFlags(f, args); err != nil {
 		return err
 	}
 	// Listen and print the URL first, then open the backend: a browser opened on the URL

@@ -12,7 +12,7 @@ import (
 func runVersion(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "version")
 	asJSON := f.Bool("json", false, "print JSON")
-	if err := f.Parse(args); err != nil {
+	if err := parseFlags(f, args); err != nil {
 		return err
 	}
 	in := buildinfo.Get()
@@ -33,7 +33,7 @@ func orDash(s string) string {
 func runDoctor(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "doctor")
 	asJSON := f.Bool("json", false, "print JSON")
-	if err := f.Parse(args); err != nil {
+	if err := parseFlags(f, args); err != nil {
 		return err
 	}
 	s, err := env.Open(ctx)
