@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/server"
+	"github.com/cairn-app/cairn/backend/service"
 )
 
 // TestServeExposesEveryFacadeMethod keeps the one list honest: every exported method of
@@ -116,5 +117,41 @@ func TestSaveTextFile(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Fatalf("temporary files left behind: %v", left)
+	}
+}
+
+// TestSecretsFacadeOnlyKnownKeys: a window can set and delete the keys Settings → Web
+// search lists, never a provider's key (kept with its provider) or MCP's credentials.
+func TestSecretsFacadeOnlyKnownKeys(t *testing.T) {
+	ctx := context.Background()
+	s, err := service.Open(ctx, service.Options{DataDir: t.TempDir(), SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a := NewApp(ctx, s, false)
+	const providerKey = "sk-provider-key-0001"
+	if err := s.Secrets.Set(ctx, "provider.p1.apiKey", providerKey); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"provider.p1.apiKey", "mcp.srv.oauth.token", "websearch.tavilly"} {
+		if err := a.SetSecret(name, "overwritten-1234"); !apperr.Is(err, apperr.SecretNotKnown) {
+			t.Fatalf("SetSecret(%q) = %v, want %s", name, err, apperr.SecretNotKnown)
+		}
+		if err := a.DeleteSecret(name); !apperr.Is(err, apperr.SecretNotKnown) {
+			t.Fatalf("DeleteSecret(%q) = %v, want %s", name, err, apperr.SecretNotKnown)
+		}
+	}
+	if v, ok, err := s.Secrets.Get("provider.p1.apiKey"); err != nil || !ok || v != providerKey {
+		t.Fatalf("provider key after refused calls = %q %v %v", v, ok, err)
+	}
+	if _, ok, _ := s.Secrets.Get("mcp.srv.oauth.token"); ok {
+		t.Fatal("a refused SetSecret stored an MCP credential")
+	}
+	if err := a.SetSecret("websearch.tavily", "tvly-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteSecret("websearch.tavily"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -32,6 +32,7 @@ const (
 	SecretNameBad    Code = "secret_name_invalid"
 	SecretStoreFail  Code = "secret_store_failed"
 	SecretEmpty      Code = "secret_empty"
+	SecretNotKnown   Code = "secret_name_unknown"
 	Unauthorized     Code = "unauthorized"
 	OriginRejected   Code = "origin_rejected"
 	BodyTooLarge     Code = "body_too_large"
@@ -127,6 +128,7 @@ var catalogue = map[Code]def{
 	SecretNameBad:    {},
 	SecretStoreFail:  {action: openSettings("about")},
 	SecretEmpty:      {},
+	SecretNotKnown:   {},
 	Unauthorized:     {},
 	OriginRejected:   {},
 	BodyTooLarge:     {},

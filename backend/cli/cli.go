@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/service"
+	"golang.org/x/term"
 )
 
 // Deps are what the main package gives the CLI: the bound facade for `serve` and the
@@ -128,10 +129,19 @@ func (env *Env) report(err error) int {
 	if ae.Action != nil && ae.Action.Kind == "open-settings" {
 		fmt.Fprintf(w, "  (see Settings → %s, or `cairn settings`)\n", ae.Action.Target)
 	}
-	if ae.Code == apperr.InvalidArgument || strings.HasPrefix(string(ae.Code), "setting_") {
+	if inputError(ae.Code) {
 		return 2
 	}
 	return 1
+}
+
+// inputError: the command line or its input was wrong (exit 2), not the command's work.
+func inputError(c apperr.Code) bool {
+	switch c {
+	case apperr.InvalidArgument, apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty:
+		return true
+	}
+	return strings.HasPrefix(string(c), "setting_")
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
@@ -190,18 +200,58 @@ func usageErr(format string, args ...any) error {
 	return apperr.New(apperr.InvalidArgument, format, args...).WithParam("message", fmt.Sprintf(format, args...))
 }
 
-// readSecret reads one secret value from stdin (trailing newline trimmed).
-func readSecret(r io.Reader) (string, error) {
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprint(os.Stderr, "value (input hidden is not supported; paste and press Enter): ")
-		}
+// maxSecretBytes bounds a secret read from stdin; a longer input is refused, not cut.
+const maxSecretBytes = 64 << 10
+
+// readSecret reads one secret value from stdin, never from the arguments: from a terminal
+// after prompt on stderr, with the typing hidden; else all of stdin (a pipe or a file).
+// The trailing newline is trimmed.
+func readSecret(ctx context.Context, env *Env, prompt string) (string, error) {
+	if f, ok := env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return readHidden(ctx, env, int(f.Fd()), prompt)
 	}
-	b, err := io.ReadAll(io.LimitReader(r, 64<<10))
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxSecretBytes+1))
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("read the secret from stdin: %w", err)
+	}
+	if len(b) > maxSecretBytes {
+		return "", usageErr("the secret on stdin is longer than %d KiB", maxSecretBytes>>10)
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// readHidden reads one line from the terminal fd with echo off. Ctrl-C (which ends ctx:
+// main catches the signal) gives the terminal back its echo and stops waiting.
+func readHidden(ctx context.Context, env *Env, fd int, prompt string) (string, error) {
+	state, err := term.GetState(fd)
+	if err != nil {
+		return "", fmt.Errorf("read the terminal's state: %w", err)
+	}
+	fmt.Fprint(env.Stderr, prompt)
+	type line struct {
+		b   []byte
+		err error
+	}
+	got := make(chan line, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		got <- line{b, err}
+	}()
+	select {
+	case l := <-got:
+		fmt.Fprintln(env.Stderr)
+		if l.err != nil {
+			return "", fmt.Errorf("read the secret from the terminal: %w", l.err)
+		}
+		if len(l.b) > maxSecretBytes {
+			return "", usageErr("the secret is longer than %d KiB", maxSecretBytes>>10)
+		}
+		return strings.TrimRight(string(l.b), "\r\n"), nil
+	case <-ctx.Done():
+		_ = term.Restore(fd, state)
+		fmt.Fprintln(env.Stderr)
+		return "", ctx.Err()
+	}
 }
 
 // hoistGlobalFlags moves --data-dir given after the subcommand (`cairn serve --data-dir X`)

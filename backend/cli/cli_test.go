@@ -20,7 +20,7 @@ func run(t *testing.T, dataDir, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Deps: Deps{Locales: fstest.MapFS{
-		"en/errors.json":    {Data: []byte(`{"setting_invalid":"{{key}}: {{reason}}","setting_unknown":"There is no setting called {{key}}.","setting_not_a_choice":"{{key}} must be one of: {{options}}.","secret_empty":"The secret is empty; nothing was saved."}`)},
+		"en/errors.json":    {Data: []byte(`{"setting_invalid":"{{key}}: {{reason}}","setting_unknown":"There is no setting called {{key}}.","setting_not_a_choice":"{{key}} must be one of: {{options}}.","secret_empty":"The secret is empty; nothing was saved.","secret_name_unknown":"There is no key called “{{name}}” to set or remove here. The keys you can set: {{known}}."}`)},
 		"zh-CN/errors.json": {Data: []byte(`{"setting_invalid":"{{key}}：{{reason}}"}`)},
 	}}}
 	code := Run(context.Background(), append([]string{"--data-dir", dataDir}, args...), env)
@@ -226,5 +226,50 @@ func TestWindowAndFlagErrors(t *testing.T) {
 				t.Fatalf("stderr = %q, must not contain %q", errb.String(), tt.errHasNot)
 			}
 		})
+	}
+}
+
+// TestSecretsCommandKeepsToItsKeys: `cairn secrets` sets, deletes and lists only the keys
+// Settings → Web search has; a provider's key or MCP's credentials are refused before stdin
+// is stored, and an oversized value is refused whole, never cut.
+func TestSecretsCommandKeepsToItsKeys(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	dir := t.TempDir()
+	const stray = "sk-must-not-be-stored-1234"
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		errHas string
+	}{
+		{"provider key", stray, []string{"secrets", "set", "provider.p1.apiKey"}, 2, "There is no key called “provider.p1.apiKey”"},
+		{"mcp credential", stray, []string{"secrets", "set", "mcp.srv.oauth.token"}, 2, "websearch.tavily"},
+		{"typo", stray, []string{"secrets", "set", "websearch.tavilly"}, 2, "There is no key called “websearch.tavilly”"},
+		{"delete mcp credential", "", []string{"secrets", "delete", "mcp.srv.oauth.token"}, 2, "There is no key called"},
+		{"oversized", strings.Repeat("k", maxSecretBytes+1), []string{"secrets", "set", "websearch.tavily"}, 2, "longer than 64 KiB"},
+		{"empty", "\n", []string{"secrets", "set", "websearch.tavily"}, 2, "The secret is empty"},
+		{"known key", "tvly-0123456789\n", []string{"secrets", "set", "websearch.tavily"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, dir, tt.stdin, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.errHas) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tt.code, tt.errHas)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "secrets.json")); err != nil || bytes.Contains(b, []byte(stray)) || !bytes.Contains(b, []byte("tvly-0123456789")) {
+		t.Fatalf("secrets file: err %v, holds the refused value or lacks the known one: %s", err, b)
+	}
+	if r := run(t, dir, "sk-provider-key-0001", "provider", "add", "p1", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--api-key-stdin"); r.code != 0 {
+		t.Fatalf("provider add: %+v", r)
+	}
+	for _, args := range [][]string{{"secrets", "list"}, {"secrets", "list", "--json"}} {
+		r := run(t, dir, "", args...)
+		if r.code != 0 || strings.Contains(r.stdout, "provider.") || strings.Contains(r.stdout, "0001") || !strings.Contains(r.stdout, "websearch.tavily") {
+			t.Fatalf("%v lists a provider's key or misses its own: %+v", args, r)
+		}
 	}
 }

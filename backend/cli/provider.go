@@ -85,7 +85,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 		if *keyStdin {
-			key, err := readSecret(env.Stdin)
+			key, err := readSecret(ctx, env, "API key (typing is hidden): ")
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/cairn-app/cairn/backend/secrets"
@@ -87,6 +88,8 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		// The keys this command manages; providers' keys are in `cairn provider list`.
+		snap.Secrets = slices.DeleteFunc(snap.Secrets, func(st secrets.Status) bool { return !st.Known })
 		if asJSON {
 			return writeJSON(env.Stdout, snap)
 		}
@@ -109,7 +112,10 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets set NAME   (the value is read from stdin, never from arguments)")
 		}
-		v, err := readSecret(env.Stdin)
+		if err := secrets.CheckKnown(pos[1]); err != nil {
+			return err
+		}
+		v, err := readSecret(ctx, env, fmt.Sprintf("Value for %s (typing is hidden): ", pos[1]))
 		if err != nil {
 			return err
 		}
@@ -122,6 +128,9 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 	case "delete":
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets delete NAME")
+		}
+		if err := secrets.CheckKnown(pos[1]); err != nil {
+			return err
 		}
 		if err := s.Secrets.Delete(ctx, pos[1]); err != nil {
 			return err

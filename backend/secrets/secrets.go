@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,6 +49,18 @@ func Known() []string {
 		"websearch.tavily", "websearch.bing", "websearch.brave", "websearch.bocha",
 		"websearch.querit", "maps.amap", "maps.google", "embeddings.apiKey",
 	}
+}
+
+// CheckKnown refuses a name that is not one of Known. Settings (SetSecret, DeleteSecret)
+// and `cairn secrets` set and delete only those: a provider's key is kept with its provider
+// and MCP's credentials with their server, so the generic paths can neither overwrite nor
+// delete them, and a mistyped name is an error instead of a key nothing reads.
+func CheckKnown(name string) error {
+	if slices.Contains(Known(), name) {
+		return nil
+	}
+	return apperr.New(apperr.SecretNotKnown, "%q is not a secret Settings or `cairn secrets` manage", name).
+		WithParam("name", name).WithParam("known", strings.Join(Known(), ", "))
 }
 
 // backend stores raw values.
@@ -214,6 +228,9 @@ type Status struct {
 	Name  string `json:"name"`
 	Set   bool   `json:"set"`
 	Last4 string `json:"last4,omitempty"`
+	// Known: one of Known, set and deleted in Settings → Web search and `cairn secrets`;
+	// the others (providers' keys, MCP credentials) are only listed for their sections.
+	Known bool `json:"known"`
 }
 
 // Snapshot is the secrets list for Settings.
@@ -250,7 +267,7 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring, Note: s.note}
 	for _, n := range list {
 		v, ok, err := s.Get(n)
-		st := Status{Name: n, Set: ok && err == nil}
+		st := Status{Name: n, Set: ok && err == nil, Known: CheckKnown(n) == nil}
 		if st.Set {
 			st.Last4 = Mask(v)
 		}

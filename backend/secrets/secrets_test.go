@@ -3,6 +3,8 @@ package secrets
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -171,4 +173,55 @@ func TestNoSessionBusFallsBackAtOnce(t *testing.T) {
 		t.Fatalf("backend %q note %q (asked %d), want the file with the reason", kind, note, asked)
 	}
 	exercise(t, s, bus, dir)
+}
+
+// TestCheckKnown: Settings and `cairn secrets` may set and delete only the known keys; a
+// provider's key, MCP's credentials and a mistyped name are refused with the known list,
+// and the snapshot marks which entries are theirs.
+func TestCheckKnown(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"websearch.tavily", true},
+		{"maps.amap", true},
+		{"embeddings.apiKey", true},
+		{"provider.p1.apiKey", false},
+		{"mcp.srv.oauth.token", false},
+		{"websearch.tavilly", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		err := CheckKnown(tt.name)
+		if tt.ok != (err == nil) {
+			t.Fatalf("CheckKnown(%q) = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+		if err == nil {
+			continue
+		}
+		var ae *apperr.Error
+		if !errors.As(err, &ae) || ae.Code != apperr.SecretNotKnown || ae.Params["name"] != tt.name || !strings.Contains(fmt.Sprint(ae.Params["known"]), "websearch.tavily") {
+			t.Fatalf("CheckKnown(%q) = %#v", tt.name, err)
+		}
+	}
+
+	s, _, _ := open(t, BackendFile)
+	ctx := context.Background()
+	if err := s.Set(ctx, "provider.p1.apiKey", "sk-provider-key-0001"); err != nil { // the provider service's own path
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, st := range snap.Secrets {
+		known[st.Name] = st.Known
+	}
+	if v, listed := known["provider.p1.apiKey"]; !listed || v {
+		t.Fatalf("provider key listed=%v known=%v, want listed and not known", listed, v)
+	}
+	if !known["websearch.tavily"] {
+		t.Fatalf("websearch.tavily not marked known: %+v", snap.Secrets)
+	}
 }

@@ -37,7 +37,7 @@ func statusFor(code apperr.Code) int {
 	case apperr.NotFound, apperr.MethodUnknown:
 		return http.StatusNotFound
 	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SettingUnknown, apperr.SettingInvalid,
-		apperr.SecretNameBad, apperr.SecretEmpty, apperr.ProviderInvalid:
+		apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty, apperr.ProviderInvalid:
 		return http.StatusBadRequest
 	case apperr.ProviderExists, apperr.SessionBusy:
 		return http.StatusConflict

@@ -6,6 +6,12 @@ export interface SecretInfo {
   name: string;
   set: boolean;
   last4?: string;
+  /**
+   * One of the keys Settings → Web search sets and removes (the backend's secrets.Known).
+   * The others, providers' keys and MCP credentials, are listed for their own sections and
+   * refused by SetSecret and DeleteSecret.
+   */
+  known: boolean;
 }
 
 /** Snapshot of the secrets; shares topic `settings` (and its seq) with the settings. */

@@ -197,11 +197,13 @@ describe("browserApi", () => {
 });
 
 describe("Secrets list", () => {
-  it("leaves out the names MCP manages", async () => {
+  it("leaves out the names MCP and the providers manage", async () => {
     const backend = new FakeBackend();
-    backend.secrets.push({ name: "mcp.mcp1.oauth.token", set: true, last4: "1234" });
+    backend.secrets.push({ name: "mcp.mcp1.oauth.token", set: true, last4: "1234", known: false });
+    backend.secrets.push({ name: "provider.p1.apiKey", set: true, last4: "5678", known: false });
     renderWithClient(<SettingsPage section="web-search" />, { transport: backend.window(), route: { name: "settings", section: "web-search" } });
     expect(await screen.findByTestId("secret-tavily.apiKey")).toBeInTheDocument();
     expect(screen.queryByTestId("secret-mcp.mcp1.oauth.token")).toBeNull();
+    expect(screen.queryByTestId("secret-provider.p1.apiKey")).toBeNull();
   });
 });

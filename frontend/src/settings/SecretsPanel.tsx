@@ -21,9 +21,6 @@ export function KeyStorageNote({ secrets }: { secrets: SecretsSnapshot }) {
   );
 }
 
-/** Secret names MCP manages itself (OAuth tokens, env and header values): not edited here. */
-export const isMcpSecret = (name: string) => name.startsWith("mcp.");
-
 /** Set / replace / remove the secrets the backend knows; values are never shown back. */
 export function SecretsPanel() {
   const { t } = useTranslation("settings");
@@ -35,7 +32,8 @@ export function SecretsPanel() {
   const [removing, setRemoving] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<{ name: string; error: AppError } | null>(null);
-  const secrets = (data?.secrets ?? []).filter((s) => !isMcpSecret(s.name));
+  // Only the keys this panel owns: providers' keys and MCP credentials have their sections.
+  const secrets = (data?.secrets ?? []).filter((s) => s.known);
 
   const run = async (name: string, fn: () => Promise<unknown>) => {
     setBusy(true);

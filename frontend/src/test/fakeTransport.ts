@@ -76,8 +76,8 @@ export class FakeBackend {
   values: Record<string, unknown> = {};
   specs: SettingSpec[];
   secrets: SecretsSnapshot["secrets"] = [
-    { name: "tavily.apiKey", set: false },
-    { name: "brave.apiKey", set: true, last4: "9f2a" },
+    { name: "tavily.apiKey", set: false, known: true },
+    { name: "brave.apiKey", set: true, last4: "9f2a", known: true },
   ];
   secretBackend: SecretsSnapshot["backend"] = "file";
   readonly windows: FakeTransport[] = [];
@@ -159,8 +159,8 @@ export class FakeBackend {
       SetSetting: (key, value) => this.set(String(key), value),
       ListSecrets: () => this.secretsSnapshot(),
       SetSecret: (name, value) => {
-        const s = this.secrets.find((x) => x.name === name);
-        if (!s) throw appErr("not_found", {}, `no secret ${String(name)}`);
+        const s = this.secrets.find((x) => x.name === name && x.known);
+        if (!s) throw appErr("secret_name_unknown", { name: String(name), known: "" }, `no secret ${String(name)}`);
         if (!value) throw appErr("secret_empty", {}, "empty");
         s.set = true;
         s.last4 = String(value).slice(-4);
@@ -169,6 +169,7 @@ export class FakeBackend {
       },
       DeleteSecret: (name) => {
         const s = this.secrets.find((x) => x.name === name);
+        if (s && !s.known) throw appErr("secret_name_unknown", { name: String(name), known: "" }, `no secret ${String(name)}`);
         if (s) {
           s.set = false;
           delete s.last4;
