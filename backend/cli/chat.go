@@ -75,6 +75,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		providerID = p.ID
 	}
 	var sess chat.Session
+	created := false
 	if *sessionID != "" {
 		snap, err := s.Chat.GetSession(ctx, *sessionID)
 		if err != nil {
@@ -101,8 +102,8 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		if sess, err = s.Chat.CreateSession(ctx, in); err != nil {
 			return err
 		}
+		created = true
 	}
-	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
 
 	// Approvals of this session are answered on the terminal (or by --approve) while the
 	// answer streams; other windows may still decide first.
@@ -114,8 +115,12 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	defer sub.Close()
 	res, err := s.Chat.SendMessage(ctx, sess.ID, prompt)
 	if err != nil {
+		if created {
+			dropEmptySession(s.Chat, sess.ID)
+		}
 		return err
 	}
+	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
 	out := &chatPrinter{env: env, json: *asJSON, msgID: res.AssistantMessageID, printed: map[string]int{}, kinds: map[string]chat.PartType{}, shownCalls: map[string]bool{}}
 	topic := events.SessionTopic(sess.ID)
 	for {
@@ -293,4 +298,15 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// dropEmptySession deletes a session this command created when the message could not even
+// start (no model, no key, …) and nothing was stored in it, so a failed `cairn chat` leaves
+// no empty conversation behind. A session that holds anything is kept.
+func dropEmptySession(c *chat.Service, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if snap, err := c.GetSession(ctx, id); err == nil && len(snap.Messages) == 0 {
+		_ = c.DeleteSession(ctx, id)
+	}
 }

@@ -86,6 +86,53 @@ func TestChatCommand(t *testing.T) {
 	if r := run(t, dir, "", "chat"); r.code != 2 {
 		t.Fatalf("no prompt: %+v", r)
 	}
+
+	// A message that cannot even start (this provider has no model) leaves no empty
+	// conversation behind; a session given with --session is kept as it was.
+	if r := run(t, dir, "", "provider", "add", "bare", "--base-url", srv.URL); r.code != 0 {
+		t.Fatalf("add bare: %+v", r)
+	}
+	before := countSessions(t, dir)
+	if r := run(t, dir, "", "chat", "--provider", "bare", "hi"); r.code == 0 || strings.Contains(r.stderr, "session ") {
+		t.Fatalf("chat on a provider without a model: %+v", r)
+	}
+	if after := countSessions(t, dir); after != before {
+		t.Fatalf("sessions %d → %d: the failed chat left one behind", before, after)
+	}
+	if r := run(t, dir, "", "chat", "--session", sessionID, "--provider", "bare", "--model", "", "hi"); r.code == 0 {
+		t.Fatalf("continue on a provider without a model: %+v", r)
+	}
+	if snap := getSession(t, dir, sessionID); len(snap.Messages) == 0 {
+		t.Fatal("the given session lost its messages")
+	}
+}
+
+func openServices(t *testing.T, dir string) *service.Services {
+	t.Helper()
+	s, err := service.Open(context.Background(), service.Options{DataDir: dir, SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func countSessions(t *testing.T, dir string) int {
+	t.Helper()
+	l, err := openServices(t, dir).Chat.ListSessions(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(l.Sessions)
+}
+
+func getSession(t *testing.T, dir, id string) chat.Snapshot {
+	t.Helper()
+	snap, err := openServices(t, dir).Chat.GetSession(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 // TestChatCrashRecovery builds the real binary, kills `cairn chat` with SIGKILL in the

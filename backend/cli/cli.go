@@ -127,12 +127,34 @@ func (env *Env) report(err error) int {
 	ae := apperr.From(err)
 	fmt.Fprintf(w, "cairn: %s\n", env.Localize(ae))
 	if ae.Action != nil && ae.Action.Kind == "open-settings" {
-		fmt.Fprintf(w, "  (see Settings → %s, or `cairn settings`)\n", ae.Action.Target)
+		if cmd := sectionCommand(ae.Action.Target); cmd != "" {
+			fmt.Fprintf(w, "  (see Settings → %s, or `%s`)\n", ae.Action.Target, cmd)
+		} else {
+			fmt.Fprintf(w, "  (see Settings → %s)\n", ae.Action.Target)
+		}
 	}
 	if inputError(ae.Code) {
 		return 2
 	}
 	return 1
+}
+
+// sectionCommand names the command that does in a terminal what a Settings section does,
+// for the way out an error points to ("" when only the window has it).
+func sectionCommand(section string) string {
+	switch section {
+	case "general":
+		return "cairn settings"
+	case "providers":
+		return "cairn provider"
+	case "mcp":
+		return "cairn mcp"
+	case "web-search":
+		return "cairn secrets"
+	case "about":
+		return "cairn doctor"
+	}
+	return ""
 }
 
 // inputError: the command line or its input was wrong (exit 2), not the command's work.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/cairn-app/cairn/backend/apperr"
 )
 
 type result struct {
@@ -270,6 +272,25 @@ func TestSecretsCommandKeepsToItsKeys(t *testing.T) {
 		r := run(t, dir, "", args...)
 		if r.code != 0 || strings.Contains(r.stdout, "provider.") || strings.Contains(r.stdout, "0001") || !strings.Contains(r.stdout, "websearch.tavily") {
 			t.Fatalf("%v lists a provider's key or misses its own: %+v", args, r)
+		}
+	}
+}
+
+// TestErrorPointsToTheCommand: an error whose way out is a Settings section names the
+// command that does the same in a terminal (or only the section when there is none).
+func TestErrorPointsToTheCommand(t *testing.T) {
+	tests := []struct{ section, want string }{
+		{"providers", "(see Settings → providers, or `cairn provider`)"},
+		{"mcp", "(see Settings → mcp, or `cairn mcp`)"},
+		{"about", "(see Settings → about, or `cairn doctor`)"},
+		{"permissions", "(see Settings → permissions)\n"},
+	}
+	for _, tt := range tests {
+		var errb bytes.Buffer
+		env := &Env{Stderr: &errb}
+		code := env.report(apperr.New(apperr.Internal, "boom").WithAction("open-settings", tt.section))
+		if code != 1 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %q", tt.section, code, errb.String(), tt.want)
 		}
 	}
 }
