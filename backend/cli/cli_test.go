@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,6 +140,31 @@ func TestVersionAndDoctorJSON(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("doctor does not say keys are in a file: %+v", d.Checks)
+	}
+
+	// A stored value that cannot be read is named (its default applies); still usable.
+	checks := func() map[string]string {
+		t.Helper()
+		r := run(t, dir, "", "doctor", "--json")
+		d.Checks = nil
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || !d.OK {
+			t.Fatalf("doctor: %+v", r)
+		}
+		out := map[string]string{}
+		for _, c := range d.Checks {
+			out[c.Name] = fmt.Sprint(c.OK, " ", c.Detail)
+		}
+		return out
+	}
+	if got := checks()["settings"]; !strings.HasPrefix(got, "true ") {
+		t.Fatalf("settings check on a fresh directory: %q", got)
+	}
+	s := openServices(t, dir)
+	if _, err := s.DB.Exec("INSERT INTO settings(key, value, updated_at) VALUES ('general.theme', '{broken', 0)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := checks()["settings"]; !strings.HasPrefix(got, "false ") || !strings.Contains(got, "general.theme") {
+		t.Fatalf("settings check with a broken value: %q", got)
 	}
 }
 

@@ -61,6 +61,7 @@ func Run(ctx context.Context, s *service.Services, desktop bool) Report {
 	}
 	add(Check{Name: "keyring", OK: kind == secrets.BackendKeyring, Detail: kd})
 
+	add(settingsCheck(ctx, s))
 	add(webviewCheck(desktop))
 	add(Check{Name: "version", OK: true, Detail: fmt.Sprintf("cairn %s %s, %s, %s", r.Version.Version, r.Version.Commit, r.Version.GoVersion, r.Version.Platform)})
 	for _, tool := range []string{"node", "npx", "uvx"} {
@@ -119,4 +120,18 @@ func webviewCheck(desktop bool) Check {
 	c.OK = lib != "" && display && desktop
 	c.Detail = strings.Join(parts, "; ")
 	return c
+}
+
+// settingsCheck names stored settings that cannot be read: their defaults apply (the rows
+// are kept as they are), which otherwise looks like a choice that was forgotten.
+func settingsCheck(ctx context.Context, s *service.Services) Check {
+	bad, err := s.Settings.Unreadable(ctx)
+	switch {
+	case err != nil:
+		return Check{Name: "settings", Detail: err.Error()}
+	case len(bad) > 0:
+		return Check{Name: "settings", Detail: "stored values that cannot be read, so their defaults apply: " + strings.Join(bad, ", ") +
+			" (set them again in Settings or with `cairn settings set`)"}
+	}
+	return Check{Name: "settings", OK: true, Detail: "all stored values readable"}
 }

@@ -123,6 +123,35 @@ func (s *Service) values(ctx context.Context) (map[string]any, error) {
 	return out, rows.Err()
 }
 
+// Unreadable lists the settings whose stored value cannot be read as its kind (edited by
+// hand, written by a newer Cairn): their defaults apply and the rows stay untouched, and
+// doctor names them so the user knows why a choice seems forgotten.
+func (s *Service) Unreadable(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT key, value FROM settings ORDER BY key")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+	}
+	defer rows.Close()
+	var bad []string
+	for rows.Next() {
+		var k, raw string
+		if err := rows.Scan(&k, &raw); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+		}
+		sp, ok := Lookup(k)
+		if !ok {
+			continue // another version's setting: not ours to judge
+		}
+		var v any
+		if json.Unmarshal([]byte(raw), &v) != nil {
+			bad = append(bad, k)
+		} else if _, e := coerce(sp, v); e != nil {
+			bad = append(bad, k)
+		}
+	}
+	return bad, rows.Err()
+}
+
 // Get returns one value (the default when unset).
 func (s *Service) Get(ctx context.Context, key string) (any, error) {
 	sp, ok := Lookup(key)

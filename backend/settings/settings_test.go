@@ -2,6 +2,7 @@ package settings
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -120,5 +121,13 @@ func TestCorruptStoredValueFallsBack(t *testing.T) {
 	db.QueryRow("SELECT value FROM settings WHERE key='general.theme'").Scan(&raw)
 	if raw != "{not json" {
 		t.Fatal("the stored value was rewritten by a read")
+	}
+	// doctor names both (one not JSON, one out of range); another version's key is not ours.
+	if _, err := db.Exec("INSERT INTO settings(key, value, updated_at) VALUES ('future.setting', '{x', 0), ('chat.sendOnEnter', 'false', 0)"); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := s.Unreadable(ctx)
+	if err != nil || strings.Join(bad, ",") != "chat.maxToolRounds,general.theme" {
+		t.Fatalf("Unreadable = %v, %v", bad, err)
 	}
 }
