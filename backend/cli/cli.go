@@ -227,27 +227,30 @@ const maxSecretBytes = 64 << 10
 
 // readSecret reads one secret value from stdin, never from the arguments: from a terminal
 // after prompt on stderr, with the typing hidden; else all of stdin (a pipe or a file).
-// The trailing newline is trimmed.
+// The trailing newline is trimmed; a value over maxSecretBytes is refused, not cut.
 func readSecret(ctx context.Context, env *Env, prompt string) (string, error) {
+	var b []byte
+	var err error
 	if f, ok := env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return readHidden(ctx, env, int(f.Fd()), prompt)
+		b, err = readHidden(ctx, env, int(f.Fd()), prompt)
+	} else if b, err = io.ReadAll(io.LimitReader(env.Stdin, maxSecretBytes+1)); err != nil {
+		err = fmt.Errorf("read the secret from stdin: %w", err)
 	}
-	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxSecretBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("read the secret from stdin: %w", err)
+		return "", err
 	}
 	if len(b) > maxSecretBytes {
-		return "", usageErr("the secret on stdin is longer than %d KiB", maxSecretBytes>>10)
+		return "", usageErr("the secret is longer than %d KiB", maxSecretBytes>>10)
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
 // readHidden reads one line from the terminal fd with echo off. Ctrl-C (which ends ctx:
 // main catches the signal) gives the terminal back its echo and stops waiting.
-func readHidden(ctx context.Context, env *Env, fd int, prompt string) (string, error) {
+func readHidden(ctx context.Context, env *Env, fd int, prompt string) ([]byte, error) {
 	state, err := term.GetState(fd)
 	if err != nil {
-		return "", fmt.Errorf("read the terminal's state: %w", err)
+		return nil, fmt.Errorf("read the terminal's state: %w", err)
 	}
 	fmt.Fprint(env.Stderr, prompt)
 	type line struct {
@@ -263,16 +266,13 @@ func readHidden(ctx context.Context, env *Env, fd int, prompt string) (string, e
 	case l := <-got:
 		fmt.Fprintln(env.Stderr)
 		if l.err != nil {
-			return "", fmt.Errorf("read the secret from the terminal: %w", l.err)
+			return nil, fmt.Errorf("read the secret from the terminal: %w", l.err)
 		}
-		if len(l.b) > maxSecretBytes {
-			return "", usageErr("the secret is longer than %d KiB", maxSecretBytes>>10)
-		}
-		return strings.TrimRight(string(l.b), "\r\n"), nil
+		return l.b, nil
 	case <-ctx.Done():
 		_ = term.Restore(fd, state)
 		fmt.Fprintln(env.Stderr)
-		return "", ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
