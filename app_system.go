@@ -47,20 +47,10 @@ func (a *App) ListSecrets() (secrets.Snapshot, error) { return a.s.Secrets.Snaps
 
 // SetSecret stores one of the keys Settings → Web search lists (secrets.Known) in the
 // keyring (or the fallback file); a provider's key goes with its provider.
-func (a *App) SetSecret(name, value string) error {
-	if err := secrets.CheckKnown(name); err != nil {
-		return err
-	}
-	return a.s.Secrets.Set(a.ctx, name, value)
-}
+func (a *App) SetSecret(name, value string) error { return a.s.Secrets.SetKnown(a.ctx, name, value) }
 
 // DeleteSecret removes one of those keys.
-func (a *App) DeleteSecret(name string) error {
-	if err := secrets.CheckKnown(name); err != nil {
-		return err
-	}
-	return a.s.Secrets.Delete(a.ctx, name)
-}
+func (a *App) DeleteSecret(name string) error { return a.s.Secrets.DeleteKnown(a.ctx, name) }
 
 // WindowFocus is reported by every window when it gains or loses the focus (and again
 // while it keeps it), so a waiting approval raises an OS notification only when nobody

@@ -119,7 +119,7 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.Secrets.Set(ctx, pos[1], v); err != nil {
+		if err := s.Secrets.SetKnown(ctx, pos[1], v); err != nil {
 			return err
 		}
 		kind, _ := s.Secrets.Backend()
@@ -129,10 +129,7 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets delete NAME")
 		}
-		if err := secrets.CheckKnown(pos[1]); err != nil {
-			return err
-		}
-		if err := s.Secrets.Delete(ctx, pos[1]); err != nil {
+		if err := s.Secrets.DeleteKnown(ctx, pos[1]); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "%s deleted\n", pos[1])

@@ -208,6 +208,22 @@ func (s *Store) Set(ctx context.Context, name, value string) error {
 	return nil
 }
 
+// SetKnown is Set for one of Known only: what Settings and `cairn secrets` may write.
+func (s *Store) SetKnown(ctx context.Context, name, value string) error {
+	if err := CheckKnown(name); err != nil {
+		return err
+	}
+	return s.Set(ctx, name, value)
+}
+
+// DeleteKnown is Delete for one of Known only.
+func (s *Store) DeleteKnown(ctx context.Context, name string) error {
+	if err := CheckKnown(name); err != nil {
+		return err
+	}
+	return s.Delete(ctx, name)
+}
+
 // Delete removes a secret; deleting one that is not set is not an error.
 func (s *Store) Delete(ctx context.Context, name string) error {
 	s.mu.Lock()
