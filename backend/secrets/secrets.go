@@ -99,7 +99,7 @@ func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, op
 	fb := &fileBackend{path: filepath.Join(dataDir, FileName)}
 	switch opt.Force {
 	case BackendFile:
-		s.be, s.kind, s.note = fb, BackendFile, "forced"
+		s.be, s.kind, s.note = fb, BackendFile, "chosen with CAIRN_SECRETS=file"
 	case BackendKeyring:
 		s.be, s.kind = kr, BackendKeyring
 	default:
