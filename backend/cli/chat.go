@@ -76,6 +76,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	var sess chat.Session
 	created := false
+	var undo *chat.SessionPatch // puts back a given session's provider and model
 	if *sessionID != "" {
 		snap, err := s.Chat.GetSession(ctx, *sessionID)
 		if err != nil {
@@ -90,6 +91,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 			patch.Model = model
 		}
 		if patch.ProviderID != nil || patch.Model != nil {
+			undo = &chat.SessionPatch{ProviderID: &snap.Session.ProviderID, Model: &snap.Session.Model}
 			if sess, err = s.Chat.UpdateSession(ctx, sess.ID, patch); err != nil {
 				return err
 			}
@@ -117,6 +119,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		if created {
 			dropEmptySession(s.Chat, sess.ID)
+		}
+		if undo != nil {
+			restoreSession(s.Chat, sess.ID, *undo)
 		}
 		return err
 	}
@@ -298,6 +303,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// restoreSession puts back the provider and model a failed `cairn chat --session` had
+// switched: a message that could not even start changes nothing.
+func restoreSession(c *chat.Service, id string, undo chat.SessionPatch) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = c.UpdateSession(ctx, id, undo)
 }
 
 // dropEmptySession deletes a session this command created when the message could not even

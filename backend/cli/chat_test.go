@@ -99,11 +99,14 @@ func TestChatCommand(t *testing.T) {
 	if after := countSessions(t, dir); after != before {
 		t.Fatalf("sessions %d → %d: the failed chat left one behind", before, after)
 	}
+	kept := getSession(t, dir, sessionID)
 	if r := run(t, dir, "", "chat", "--session", sessionID, "--provider", "bare", "--model", "", "hi"); r.code == 0 {
 		t.Fatalf("continue on a provider without a model: %+v", r)
 	}
-	if snap := getSession(t, dir, sessionID); len(snap.Messages) == 0 {
-		t.Fatal("the given session lost its messages")
+	if snap := getSession(t, dir, sessionID); len(snap.Messages) != len(kept.Messages) ||
+		snap.Session.ProviderID != kept.Session.ProviderID || snap.Session.Model != kept.Session.Model {
+		t.Fatalf("the failed chat changed the given session: provider %q model %q, %d messages; was %q %q, %d",
+			snap.Session.ProviderID, snap.Session.Model, len(snap.Messages), kept.Session.ProviderID, kept.Session.Model, len(kept.Messages))
 	}
 }
 

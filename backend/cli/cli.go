@@ -228,52 +228,28 @@ const maxSecretBytes = 64 << 10
 // readSecret reads one secret value from stdin, never from the arguments: from a terminal
 // after prompt on stderr, with the typing hidden; else all of stdin (a pipe or a file).
 // The trailing newline is trimmed; a value over maxSecretBytes is refused, not cut.
+// Ctrl-C at the prompt ends the command quietly (exit 130), its terminal as it was.
 func readSecret(ctx context.Context, env *Env, prompt string) (string, error) {
 	var b []byte
 	var err error
 	if f, ok := env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		b, err = readHidden(ctx, env, int(f.Fd()), prompt)
-	} else if b, err = io.ReadAll(io.LimitReader(env.Stdin, maxSecretBytes+1)); err != nil {
-		err = fmt.Errorf("read the secret from stdin: %w", err)
+		fmt.Fprint(env.Stderr, prompt)
+		b, err = readHidden(ctx, int(f.Fd()))
+		fmt.Fprintln(env.Stderr) // the Enter the hidden line did not show
+		if ctx.Err() != nil {
+			return "", exitError{code: 130}
+		}
+		if err != nil {
+			return "", fmt.Errorf("read the secret from the terminal: %w", err)
+		}
+	} else if b, err = io.ReadAll(io.LimitReader(env.Stdin, maxSecretBytes+3)); err != nil {
+		return "", fmt.Errorf("read the secret from stdin: %w", err)
 	}
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxSecretBytes {
+	v := strings.TrimRight(string(b), "\r\n")
+	if len(v) > maxSecretBytes {
 		return "", usageErr("the secret is longer than %d KiB", maxSecretBytes>>10)
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
-}
-
-// readHidden reads one line from the terminal fd with echo off. Ctrl-C (which ends ctx:
-// main catches the signal) gives the terminal back its echo and stops waiting.
-func readHidden(ctx context.Context, env *Env, fd int, prompt string) ([]byte, error) {
-	state, err := term.GetState(fd)
-	if err != nil {
-		return nil, fmt.Errorf("read the terminal's state: %w", err)
-	}
-	fmt.Fprint(env.Stderr, prompt)
-	type line struct {
-		b   []byte
-		err error
-	}
-	got := make(chan line, 1)
-	go func() {
-		b, err := term.ReadPassword(fd)
-		got <- line{b, err}
-	}()
-	select {
-	case l := <-got:
-		fmt.Fprintln(env.Stderr)
-		if l.err != nil {
-			return nil, fmt.Errorf("read the secret from the terminal: %w", l.err)
-		}
-		return l.b, nil
-	case <-ctx.Done():
-		_ = term.Restore(fd, state)
-		fmt.Fprintln(env.Stderr)
-		return nil, ctx.Err()
-	}
+	return v, nil
 }
 
 // hoistGlobalFlags moves --data-dir given after the subcommand (`cairn serve --data-dir X`)

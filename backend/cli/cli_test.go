@@ -278,6 +278,7 @@ func TestSecretsCommandKeepsToItsKeys(t *testing.T) {
 		{"delete mcp credential", "", []string{"secrets", "delete", "mcp.srv.oauth.token"}, 2, "There is no key called"},
 		{"oversized", strings.Repeat("k", maxSecretBytes+1), []string{"secrets", "set", "websearch.tavily"}, 2, "longer than 64 KiB"},
 		{"empty", "\n", []string{"secrets", "set", "websearch.tavily"}, 2, "The secret is empty"},
+		{"exactly 64 KiB, newline after", strings.Repeat("k", maxSecretBytes) + "\r\n", []string{"secrets", "set", "websearch.tavily"}, 0, ""},
 		{"known key", "tvly-0123456789\n", []string{"secrets", "set", "websearch.tavily"}, 0, ""},
 	}
 	for _, tt := range tests {

@@ -39,10 +39,11 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-// echoing reports whether the terminal echoes what is typed.
-func echoing(t *testing.T, f *os.File) bool {
+// echoing reports whether the terminal echoes what is typed. It takes the raw fd: File.Fd
+// would put the file back into blocking mode, hiding what the code under test left.
+func echoing(t *testing.T, fd int) bool {
 	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +51,10 @@ func echoing(t *testing.T, f *os.File) bool {
 }
 
 // waitEcho waits until the terminal's echo is as wanted (readSecret switches it).
-func waitEcho(t *testing.T, f *os.File, want bool) {
+func waitEcho(t *testing.T, fd int, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for echoing(t, f) != want {
+	for echoing(t, fd) != want {
 		if time.Now().After(deadline) {
 			t.Fatalf("terminal echo never became %v", want)
 		}
@@ -90,7 +91,8 @@ func readUntil(t *testing.T, master *os.File, marker string) string {
 // typed with the echo off, so it never shows; the echo comes back afterwards.
 func TestReadSecretFromTerminalIsHidden(t *testing.T) {
 	master, slave := openPTY(t)
-	if !echoing(t, slave) {
+	sfd := int(slave.Fd())
+	if !echoing(t, sfd) {
 		t.Fatal("a new terminal should echo")
 	}
 	var errb bytes.Buffer
@@ -104,7 +106,7 @@ func TestReadSecretFromTerminalIsHidden(t *testing.T) {
 		v, err := readSecret(context.Background(), env, "Value for websearch.tavily (typing is hidden): ")
 		done <- result{v, err}
 	}()
-	waitEcho(t, slave, false)
+	waitEcho(t, sfd, false)
 	const secret = "tvly-hidden-0123456789"
 	if _, err := master.WriteString(secret + "\n"); err != nil {
 		t.Fatal(err)
@@ -121,9 +123,12 @@ func TestReadSecretFromTerminalIsHidden(t *testing.T) {
 	if !strings.Contains(errb.String(), "Value for websearch.tavily (typing is hidden): ") {
 		t.Fatalf("no prompt on stderr: %q", errb.String())
 	}
+	if fl, err := unix.FcntlInt(uintptr(sfd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Fatalf("the terminal was left non-blocking (flags %#x, %v)", fl, err)
+	}
 	// What the terminal showed: with the echo back on, a marker typed now is echoed after
 	// anything the secret's line showed, so everything up to it is what the user saw.
-	if !echoing(t, slave) {
+	if !echoing(t, sfd) {
 		t.Fatal("echo not back on after reading")
 	}
 	if _, err := master.WriteString("MARK\n"); err != nil {
@@ -138,6 +143,7 @@ func TestReadSecretFromTerminalIsHidden(t *testing.T) {
 // the terminal its echo back.
 func TestReadSecretInterrupted(t *testing.T) {
 	_, slave := openPTY(t)
+	sfd := int(slave.Fd())
 	ctx, cancel := context.WithCancel(context.Background())
 	env := &Env{Stdin: slave, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	done := make(chan error, 1)
@@ -145,17 +151,35 @@ func TestReadSecretInterrupted(t *testing.T) {
 		_, err := readSecret(ctx, env, "API key (typing is hidden): ")
 		done <- err
 	}()
-	waitEcho(t, slave, false)
+	waitEcho(t, sfd, false)
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != 130 {
+			t.Fatalf("err = %v, want a quiet exit 130", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("readSecret kept waiting after the interrupt")
 	}
-	if !echoing(t, slave) {
+	if !echoing(t, sfd) {
+		t.Fatal("the terminal was left without echo")
+	}
+}
+
+// TestReadSecretAlreadyInterrupted: Ctrl-C before the prompt (while the command was still
+// opening its data) never reaches the terminal's settings.
+func TestReadSecretAlreadyInterrupted(t *testing.T) {
+	_, slave := openPTY(t)
+	sfd := int(slave.Fd())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := readSecret(ctx, &Env{Stdin: slave, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, "API key: ")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 130 {
+		t.Fatalf("err = %v, want a quiet exit 130", err)
+	}
+	if !echoing(t, sfd) {
 		t.Fatal("the terminal was left without echo")
 	}
 }

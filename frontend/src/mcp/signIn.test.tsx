@@ -202,7 +202,7 @@ describe("Secrets list", () => {
     backend.secrets.push({ name: "mcp.mcp1.oauth.token", set: true, last4: "1234", known: false });
     backend.secrets.push({ name: "provider.p1.apiKey", set: true, last4: "5678", known: false });
     renderWithClient(<SettingsPage section="web-search" />, { transport: backend.window(), route: { name: "settings", section: "web-search" } });
-    expect(await screen.findByTestId("secret-tavily.apiKey")).toBeInTheDocument();
+    expect(await screen.findByTestId("secret-websearch.tavily")).toBeInTheDocument();
     expect(screen.queryByTestId("secret-mcp.mcp1.oauth.token")).toBeNull();
     expect(screen.queryByTestId("secret-provider.p1.apiKey")).toBeNull();
   });

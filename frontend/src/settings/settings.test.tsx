@@ -201,27 +201,27 @@ describe("Settings page", () => {
   it("stores and removes a key without ever showing its value", async () => {
     const user = userEvent.setup();
     const { backend } = open("web-search");
-    const row = await screen.findByTestId("secret-tavily.apiKey");
+    const row = await screen.findByTestId("secret-websearch.tavily");
     expect(row).toHaveTextContent("Not set");
     await user.click(within(row).getByRole("button", { name: "Set key" }));
-    const input = within(row).getByLabelText("New value for tavily.apiKey");
+    const input = within(row).getByLabelText("New value for websearch.tavily");
     expect(input).toHaveAttribute("type", "password");
     await user.type(input, "tvly-secret-abcd{Enter}");
-    await waitFor(() => expect(screen.getByTestId("secret-tavily.apiKey")).toHaveTextContent("Set · ends in abcd"));
+    await waitFor(() => expect(screen.getByTestId("secret-websearch.tavily")).toHaveTextContent("Set · ends in abcd"));
     expect(document.body.textContent).not.toContain("tvly-secret");
 
-    await user.click(within(screen.getByTestId("secret-brave.apiKey")).getByRole("button", { name: "Remove" }));
-    const dialog = screen.getByRole("alertdialog", { name: "Remove brave.apiKey?" });
+    await user.click(within(screen.getByTestId("secret-websearch.brave")).getByRole("button", { name: "Remove" }));
+    const dialog = screen.getByRole("alertdialog", { name: "Remove websearch.brave?" });
     expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
     await user.click(within(dialog).getByRole("button", { name: "Remove" }));
-    await waitFor(() => expect(screen.getByTestId("secret-brave.apiKey")).toHaveTextContent("Not set"));
-    expect(backend.secrets.find((s) => s.name === "brave.apiKey")?.set).toBe(false);
+    await waitFor(() => expect(screen.getByTestId("secret-websearch.brave")).toHaveTextContent("Not set"));
+    expect(backend.secrets.find((s) => s.name === "websearch.brave")?.set).toBe(false);
   });
 
   it("shows a localized error when a key cannot be saved", async () => {
     const user = userEvent.setup();
     open("web-search");
-    const row = await screen.findByTestId("secret-tavily.apiKey");
+    const row = await screen.findByTestId("secret-websearch.tavily");
     await user.click(within(row).getByRole("button", { name: "Set key" }));
     await user.click(within(row).getByRole("button", { name: "Save" }));
     expect(await within(row).findByTestId("error-view")).toHaveTextContent("The secret is empty; nothing was saved.");

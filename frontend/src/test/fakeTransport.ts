@@ -76,8 +76,8 @@ export class FakeBackend {
   values: Record<string, unknown> = {};
   specs: SettingSpec[];
   secrets: SecretsSnapshot["secrets"] = [
-    { name: "tavily.apiKey", set: false, known: true },
-    { name: "brave.apiKey", set: true, last4: "9f2a", known: true },
+    { name: "websearch.tavily", set: false, known: true },
+    { name: "websearch.brave", set: true, last4: "9f2a", known: true },
   ];
   secretBackend: SecretsSnapshot["backend"] = "file";
   readonly windows: FakeTransport[] = [];
@@ -115,6 +115,14 @@ export class FakeBackend {
 
   snapshot(): SettingsSnapshot {
     return { seq: this.seq, values: { ...this.values }, specs: this.specs };
+  }
+
+  /** Like secrets.SetKnown / DeleteKnown: only the known keys, else secret_name_unknown. */
+  knownSecret(name: unknown): SecretsSnapshot["secrets"][number] {
+    const s = this.secrets.find((x) => x.name === name && x.known);
+    if (s) return s;
+    const known = this.secrets.filter((x) => x.known).map((x) => x.name).join(", ");
+    throw appErr("secret_name_unknown", { name: String(name), known }, `${String(name)} is not a secret Settings manage`);
   }
 
   secretsSnapshot(): SecretsSnapshot {
@@ -159,8 +167,7 @@ export class FakeBackend {
       SetSetting: (key, value) => this.set(String(key), value),
       ListSecrets: () => this.secretsSnapshot(),
       SetSecret: (name, value) => {
-        const s = this.secrets.find((x) => x.name === name && x.known);
-        if (!s) throw appErr("secret_name_unknown", { name: String(name), known: "" }, `no secret ${String(name)}`);
+        const s = this.knownSecret(name);
         if (!value) throw appErr("secret_empty", {}, "empty");
         s.set = true;
         s.last4 = String(value).slice(-4);
@@ -168,12 +175,9 @@ export class FakeBackend {
         return null;
       },
       DeleteSecret: (name) => {
-        const s = this.secrets.find((x) => x.name === name);
-        if (s && !s.known) throw appErr("secret_name_unknown", { name: String(name), known: "" }, `no secret ${String(name)}`);
-        if (s) {
-          s.set = false;
-          delete s.last4;
-        }
+        const s = this.knownSecret(name);
+        s.set = false;
+        delete s.last4;
         this.publish("secrets:changed", null);
         return null;
       },
