@@ -100,6 +100,25 @@ function comm(pid) {
   }
 }
 
+/**
+ * CPU time (ms) the processes have used so far, all their threads, from
+ * /proc/PID/task/TID/schedstat (nanoseconds on the CPU): what a start-up costs the machine,
+ * which the host's other load does not stretch the way it stretches wall time.
+ */
+function cpuMs(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      }
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ns / 1e6;
+}
+
 /** Sum of Pss and Rss (KiB) over pids, with the names of the processes counted. */
 function memory(pids) {
   let pss = 0;
@@ -181,6 +200,7 @@ async function runDesktop(bin, args, withMemory) {
   let pids = [proc.pid];
   try {
     const ms = await waitForLine(proc, /frontend ready/, t0, lines);
+    const cpu = cpuMs(tree(proc.pid));
     let mem = null;
     if (withMemory) {
       await sleep(IDLE_MS);
@@ -189,7 +209,7 @@ async function runDesktop(bin, args, withMemory) {
     } else {
       pids = tree(proc.pid);
     }
-    return { ms, mem };
+    return { ms, mem, cpu };
   } finally {
     pids = [...new Set([...pids, ...tree(proc.pid)])];
     await stopTree(proc, pids);
@@ -322,6 +342,7 @@ const stat = (name) => {
     min: Math.min(...ms),
     max: Math.max(...ms),
     msAll: ms,
+    cpuAll: s.map((r) => r.cpu).filter((c) => c !== undefined),
     pssAll: mem.map((r) => r.mem.pssKiB / 1024),
     rssAll: mem.map((r) => r.mem.rssKiB / 1024),
     pss: mem.length ? median(mem.map((r) => r.mem.pssKiB)) / 1024 : NaN,
@@ -385,6 +406,7 @@ const out = [
   row("serve: idle RSS, serve process alone (baseline: hello-world desktop, all processes)", serve.rss, base.rss, "MiB", 1),
   "",
   `Processes counted — Cairn desktop: ${procList(desk.procs)}; hello-world: ${procList(base.procs)}; serve: ${procList(serve.procs)}.`,
+  `For information (not a goal): CPU time used by the desktop's processes (all threads, /proc/*/task/*/schedstat) from spawn to frontend ready, median of ${RUNS}: Cairn ${median(desk.cpuAll).toFixed(0)} ms, hello-world ${median(base.cpuAll).toFixed(0)} ms, ${(median(desk.cpuAll) / median(base.cpuAll)).toFixed(2)}x (95 % ${ratioInterval(desk.cpuAll, base.cpuAll).map((x) => x.toFixed(2)).join("–")}). What a start-up costs the machine; the host's other load stretches wall time, not this.`,
   `¹ serve is spawned, prints its URL, and a new context and page of an already running headless Chromium opens it; the time is when the page set body[data-ready], taken in the page (a MutationObserver installed by an init script). The baseline is the issue's: the hello-world's own start-up to its frontend calling Ready.`,
   `For information, a stricter baseline (not the goal): the hello-world's frontend in the same Chromium, served by bench/helloserve (the smallest Go HTTP server, spawned and timed the same way, with a shim for the Wails bridge whose Ready() sets body[data-ready]): ${webBase.ms.toFixed(0)} ms [${webBase.min.toFixed(0)}–${webBase.max.toFixed(0)}], Cairn ${(serve.ms / webBase.ms).toFixed(2)}x of it. This page has no JavaScript to speak of and no security headers; Cairn's carries Cross-Origin-Opener-Policy, whose process swap costs 30–45 ms here (docs/BENCHMARKS.md).`,
   `serve printed its URL after ${serve.urlMs?.toFixed(0)} ms (median; helloserve ${webBase.urlMs?.toFixed(0)} ms). Playwright's waitForSelector saw the ready page after ${serve.seenMs?.toFixed(0)} ms (helloserve ${webBase.seenMs?.toFixed(0)} ms): its polling comes on top of the page's own time.`,
@@ -394,9 +416,11 @@ const out = [
 ];
 if (serveMcp) {
   // MCP-3: configured servers (five of them dead) must make no measurable difference to
-  // start-up. "Measurable" is a two-sided Mann–Whitney U test at 5 % on the two sets of
-  // runs (normal approximation): a difference the test cannot tell from the runs' own
-  // spread is not measurable on this machine.
+  // start-up, that is, must not delay it. "Measurable" is a one-sided Mann–Whitney U test
+  // at 5 % on the two sets of runs (normal approximation): start-ups with the servers are
+  // slower (z > 1.645) beyond what the runs' own spread explains. (Until session 5 it was
+  // two-sided, |z| < 1.96, which also failed when noise made the runs with servers
+  // faster: a one-in-forty false alarm per run that says nothing about a delay.)
   const a = samples.serve.map((r) => r.ms);
   const b = samples.serveMcp.map((r) => r.ms);
   let u = 0;
@@ -404,11 +428,11 @@ if (serveMcp) {
   const mu = (a.length * b.length) / 2;
   const sd = Math.sqrt((a.length * b.length * (a.length + b.length + 1)) / 12);
   const z = (u - mu) / sd;
-  const ok = Math.abs(z) < 1.96;
+  const ok = z < 1.645;
   if (!ok) missed = true;
   out.push(
     "",
-    `serve + Chromium with 20 MCP servers configured (15 server-everything over stdio, 3 that hang, 2 that exit at once): ${serveMcp.ms.toFixed(0)} ms [${serveMcp.min.toFixed(0)}–${serveMcp.max.toFixed(0)}] vs ${serve.ms.toFixed(0)} ms with none (${(serveMcp.ms / serve.ms).toFixed(2)}x); Mann–Whitney z = ${z.toFixed(2)} (goal: no measurable difference, |z| < 1.96): ${ok ? "met" : "MISSED"}.`,
+    `serve + Chromium with 20 MCP servers configured (15 server-everything over stdio, 3 that hang, 2 that exit at once): ${serveMcp.ms.toFixed(0)} ms [${serveMcp.min.toFixed(0)}–${serveMcp.max.toFixed(0)}] vs ${serve.ms.toFixed(0)} ms with none (${(serveMcp.ms / serve.ms).toFixed(2)}x); Mann–Whitney z = ${z.toFixed(2)} (goal: not measurably slower, z < 1.645, one-sided at 5 %): ${ok ? "met" : "MISSED"}.`,
   );
 }
 console.log(out.join("\n"));

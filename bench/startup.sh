@@ -9,6 +9,9 @@
 #     for the Wails bridge) in the same Chromium;
 #   - idle memory after 10 s: Pss and Rss summed over the app and all its child processes
 #     (WebKit's web and network processes), from /proc/PID/smaps_rollup.
+#   - for information, the CPU time the desktop's processes used up to frontend ready
+#     (all threads, /proc/PID/task/TID/schedstat): a start-up's cost to the machine, which
+#     the host's other load does not stretch the way it stretches wall time.
 #   - serve + Chromium again with 20 MCP servers configured (15 server-everything over
 #     stdio, 3 that hang, 2 that exit at once) against none (MCP-3: no measurable
 #     difference).
