@@ -98,58 +98,56 @@ func (s *Service) values(ctx context.Context) (map[string]any, error) {
 	for _, sp := range Specs() {
 		out[sp.Key] = sp.Default
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT key, value FROM settings")
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "read settings")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, raw string
-		if err := rows.Scan(&k, &raw); err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+	err := s.eachStored(ctx, func(sp Spec, raw string) {
+		if v, ok := decodeStored(sp, raw); ok {
+			out[sp.Key] = v
 		}
-		sp, ok := Lookup(k)
-		if !ok {
-			continue // a setting of an older/newer version: kept in the table, not shown
-		}
-		var v any
-		if err := json.Unmarshal([]byte(raw), &v); err != nil {
-			continue // unreadable value: the default applies, the row stays for inspection
-		}
-		if nv, bad := coerce(sp, v); bad == nil {
-			out[k] = nv
-		}
-	}
-	return out, rows.Err()
+	})
+	return out, err
 }
 
 // Unreadable lists the settings whose stored value cannot be read as its kind (edited by
 // hand, written by a newer Cairn): their defaults apply and the rows stay untouched, and
 // doctor names them so the user knows why a choice seems forgotten.
 func (s *Service) Unreadable(ctx context.Context) ([]string, error) {
+	var bad []string
+	err := s.eachStored(ctx, func(sp Spec, raw string) {
+		if _, ok := decodeStored(sp, raw); !ok {
+			bad = append(bad, sp.Key)
+		}
+	})
+	return bad, err
+}
+
+// eachStored calls fn for every stored row of a setting this version knows, in key order.
+// A setting of an older or newer version is kept in the table and skipped.
+func (s *Service) eachStored(ctx context.Context, fn func(sp Spec, raw string)) error {
 	rows, err := s.db.QueryContext(ctx, "SELECT key, value FROM settings ORDER BY key")
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+		return apperr.Wrap(err, apperr.Internal, "read settings")
 	}
 	defer rows.Close()
-	var bad []string
 	for rows.Next() {
 		var k, raw string
 		if err := rows.Scan(&k, &raw); err != nil {
-			return nil, apperr.Wrap(err, apperr.Internal, "read settings")
+			return apperr.Wrap(err, apperr.Internal, "read settings")
 		}
-		sp, ok := Lookup(k)
-		if !ok {
-			continue // another version's setting: not ours to judge
-		}
-		var v any
-		if json.Unmarshal([]byte(raw), &v) != nil {
-			bad = append(bad, k)
-		} else if _, e := coerce(sp, v); e != nil {
-			bad = append(bad, k)
+		if sp, ok := Lookup(k); ok {
+			fn(sp, raw)
 		}
 	}
-	return bad, rows.Err()
+	return rows.Err()
+}
+
+// decodeStored reads a stored value as its setting's kind; false when it cannot be read
+// (the default applies, and the row stays for inspection: a read never rewrites it).
+func decodeStored(sp Spec, raw string) (any, bool) {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return nil, false
+	}
+	nv, bad := coerce(sp, v)
+	return nv, bad == nil
 }
 
 // Get returns one value (the default when unset).
@@ -166,15 +164,10 @@ func (s *Service) Get(ctx context.Context, key string) (any, error) {
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "read setting %s", key)
 	}
-	var v any
-	if json.Unmarshal([]byte(raw), &v) != nil {
-		return sp.Default, nil
+	if v, ok := decodeStored(sp, raw); ok {
+		return v, nil
 	}
-	nv, bad := coerce(sp, v)
-	if bad != nil {
-		return sp.Default, nil
-	}
-	return nv, nil
+	return sp.Default, nil
 }
 
 // Int returns an int setting, falling back to the default on any problem.
