@@ -117,12 +117,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	defer sub.Close()
 	res, err := s.Chat.SendMessage(ctx, sess.ID, prompt)
 	if err != nil {
-		if created {
-			dropEmptySession(s.Chat, sess.ID)
-		}
-		if undo != nil {
-			restoreSession(s.Chat, sess.ID, *undo)
-		}
+		undoFailedSend(s.Chat, sess.ID, created, undo)
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
@@ -305,21 +300,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// restoreSession puts back the provider and model a failed `cairn chat --session` had
-// switched: a message that could not even start changes nothing.
-func restoreSession(c *chat.Service, id string, undo chat.SessionPatch) {
+// undoFailedSend leaves things as they were when the message could not even start (no
+// model, no key, …): a session this command created is deleted if nothing was stored in
+// it, and a given session gets its provider and model back (undo, when it switched them).
+func undoFailedSend(c *chat.Service, id string, created bool, undo *chat.SessionPatch) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = c.UpdateSession(ctx, id, undo)
-}
-
-// dropEmptySession deletes a session this command created when the message could not even
-// start (no model, no key, …) and nothing was stored in it, so a failed `cairn chat` leaves
-// no empty conversation behind. A session that holds anything is kept.
-func dropEmptySession(c *chat.Service, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if snap, err := c.GetSession(ctx, id); err == nil && len(snap.Messages) == 0 {
-		_ = c.DeleteSession(ctx, id)
+	if created {
+		if snap, err := c.GetSession(ctx, id); err == nil && len(snap.Messages) == 0 {
+			_ = c.DeleteSession(ctx, id)
+		}
+	}
+	if undo != nil {
+		_, _ = c.UpdateSession(ctx, id, *undo)
 	}
 }

@@ -51,12 +51,15 @@ func Known() []string {
 	}
 }
 
+// IsKnown reports whether name is one of Known.
+func IsKnown(name string) bool { return slices.Contains(Known(), name) }
+
 // CheckKnown refuses a name that is not one of Known. Settings (SetSecret, DeleteSecret)
 // and `cairn secrets` set and delete only those: a provider's key is kept with its provider
 // and MCP's credentials with their server, so the generic paths can neither overwrite nor
 // delete them, and a mistyped name is an error instead of a key nothing reads.
 func CheckKnown(name string) error {
-	if slices.Contains(Known(), name) {
+	if IsKnown(name) {
 		return nil
 	}
 	return apperr.New(apperr.SecretNotKnown, "%q is not a secret Settings or `cairn secrets` manage", name).
@@ -283,7 +286,7 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring, Note: s.note}
 	for _, n := range list {
 		v, ok, err := s.Get(n)
-		st := Status{Name: n, Set: ok && err == nil, Known: CheckKnown(n) == nil}
+		st := Status{Name: n, Set: ok && err == nil, Known: IsKnown(n)}
 		if st.Set {
 			st.Last4 = Mask(v)
 		}
