@@ -200,14 +200,13 @@ async function runDesktop(bin, args, withMemory) {
   let pids = [proc.pid];
   try {
     const ms = await waitForLine(proc, /frontend ready/, t0, lines);
-    const cpu = cpuMs(tree(proc.pid));
+    pids = tree(proc.pid);
+    const cpu = cpuMs(pids);
     let mem = null;
     if (withMemory) {
       await sleep(IDLE_MS);
-      pids = tree(proc.pid);
+      pids = tree(proc.pid); // as it is after the idle time
       mem = memory(pids);
-    } else {
-      pids = tree(proc.pid);
     }
     return { ms, mem, cpu };
   } finally {
