@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"html"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -25,7 +26,9 @@ func setSecurityHeaders(h http.Header) {
 }
 
 // statusFor maps an error code to the HTTP status of the response that carries it. The body
-// is the apperr JSON either way; the status is for tools (curl, proxies, logs).
+// is the apperr JSON either way; the status is for tools (curl, proxies, logs) and says
+// whose fault it was: the request's (4xx, logged at info), a provider's or an MCP
+// server's (502, warn) or Cairn's (500, error).
 func statusFor(code apperr.Code) int {
 	switch code {
 	case apperr.Unauthorized:
@@ -36,19 +39,27 @@ func statusFor(code apperr.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case apperr.NotFound, apperr.MethodUnknown:
 		return http.StatusNotFound
-	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SettingUnknown, apperr.SettingInvalid,
-		apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty, apperr.ProviderInvalid:
+	case apperr.MCPCommandNotFound:
+		return http.StatusBadGateway // the server's program is missing, not what was asked for
+	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SecretEmpty, apperr.RemoteNotAllowed:
 		return http.StatusBadRequest
-	case apperr.ProviderExists, apperr.SessionBusy:
+	case apperr.SessionBusy, apperr.NoProvider, apperr.ProviderKeyMissing, apperr.ApprovalAlreadyDecided,
+		apperr.ApprovalInterrupted, apperr.ApprovalRuleUnavailable, apperr.ApprovalResumeUnavailable,
+		apperr.MCPServerDisabled:
 		return http.StatusConflict
 	}
-	// Codes added later by other packages follow the naming of the catalogue.
+	// The naming of the catalogue, which codes added later follow too.
 	c := string(code)
 	switch {
 	case strings.HasSuffix(c, "_not_found"):
 		return http.StatusNotFound
-	case strings.HasSuffix(c, "_invalid"), strings.HasPrefix(c, "invalid_"), strings.Contains(c, "_invalid_"):
+	case strings.HasSuffix(c, "_exists"):
+		return http.StatusConflict
+	case strings.HasPrefix(c, "setting_"), strings.HasSuffix(c, "_invalid"), strings.HasPrefix(c, "invalid_"),
+		strings.Contains(c, "_invalid_"), strings.HasSuffix(c, "_unknown"):
 		return http.StatusBadRequest
+	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"):
+		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError
 }
@@ -59,9 +70,14 @@ func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) int {
 	ae := apperr.From(err)
 	status := statusFor(ae.Code)
-	if status >= 500 {
-		s.log.Error("serve: request failed", "path", r.URL.Path, "code", ae.Code, "err", ae.Message)
+	level := slog.LevelInfo
+	switch {
+	case status == http.StatusBadGateway:
+		level = slog.LevelWarn
+	case status >= 500:
+		level = slog.LevelError
 	}
+	s.log.Log(r.Context(), level, "serve: request failed", "path", r.URL.Path, "status", status, "code", ae.Code, "err", ae.Message)
 	writeJSONError(w, status, ae)
 	return status
 }
