@@ -181,11 +181,11 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO approval_requests (id, session_id, message_id, call_id, tool, namespace,
 		server, args, touches, read_only, destructive, fingerprint, mode, ask_reason, ask_reason_code, ask_reason_params,
 		rules, call_scope, status, resumed_from,
-		owner_pid, owner_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+		owner_pid, owner_start, owner_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
 		r.ID, nullable(sessionID), r.MessageID, r.CallID, r.Tool, r.Namespace, r.Server, string(r.Args), mustJSON(r.Touches),
 		r.ReadOnly, r.Destructive, r.fingerprint, string(r.Mode), r.AskReason, r.AskReasonCode, mustJSON(r.AskReasonParams),
 		mustJSON(r.Rules), mustJSON(r.scope),
-		r.ResumedFrom, s.pid, s.owner, r.CreatedAt); err != nil {
+		r.ResumedFrom, s.proc.PID, s.proc.Start, s.owner, r.CreatedAt); err != nil {
 		return tools.Decision{}, apperr.Wrap(err, apperr.Internal, "store the approval request")
 	}
 	// The session's part first, then the dialog: a window that opens the session on the

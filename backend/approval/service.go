@@ -31,8 +31,8 @@ type Service struct {
 	log     *slog.Logger
 	poll    time.Duration
 	home    string
-	owner   string // this instance, in approval_requests.owner_id
-	pid     int
+	owner   string         // this instance, in approval_requests.owner_id
+	proc    pidcheck.Owner // this process, in owner_pid and owner_start
 	closing chan struct{}
 
 	mu         sync.Mutex
@@ -55,7 +55,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
-		home: cfg.Home, owner: newID(), pid: os.Getpid(), closing: make(chan struct{}),
+		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
 		waiters: map[string]chan Request{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
 		servers: cfg.Servers, tools: cfg.Tools, resumer: cfg.Resumer,
 	}
@@ -137,19 +137,19 @@ func (s *Service) Close() error {
 // recoverStale interrupts pending requests nobody waits for any more: their process is
 // gone (or it is this process, under an earlier instance).
 func (s *Service) recoverStale(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, owner_pid, owner_id FROM approval_requests WHERE status = 'pending'")
+	rows, err := s.db.QueryContext(ctx, "SELECT id, owner_pid, owner_start, owner_id FROM approval_requests WHERE status = 'pending'")
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "read pending approvals")
 	}
 	var stale []string
 	for rows.Next() {
 		var id, owner string
-		var pid int
-		if err := rows.Scan(&id, &pid, &owner); err != nil {
+		var o pidcheck.Owner
+		if err := rows.Scan(&id, &o.PID, &o.Start, &owner); err != nil {
 			rows.Close()
 			return apperr.Wrap(err, apperr.Internal, "read pending approvals")
 		}
-		if owner != s.owner && (pid == s.pid || pid <= 0 || !pidcheck.Alive(pid)) {
+		if owner != s.owner && (o.PID == s.proc.PID || o.PID <= 0 || !o.Alive()) {
 			stale = append(stale, id)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/pidcheck"
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
@@ -223,7 +223,7 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 		if text != "" {
 			seq++
 			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, CreatedAt: now, UpdatedAt: now}
-			if err := insertMessage(ctx, tx, m, 0); err != nil {
+			if err := insertMessage(ctx, tx, m, pidcheck.Owner{}); err != nil {
 				return err
 			}
 			p := Part{ID: newID(), MessageID: m.ID, Type: PartText, State: PartDone, Text: text, CreatedAt: now, UpdatedAt: now}
@@ -236,7 +236,7 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 		}
 		seq++
 		assistant.Seq = seq
-		if err := insertMessage(ctx, tx, assistant, os.Getpid()); err != nil {
+		if err := insertMessage(ctx, tx, assistant, s.owner); err != nil {
 			return err
 		}
 		if sess.Title == "" && text != "" {
@@ -283,9 +283,10 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 	return res, nil
 }
 
-func insertMessage(ctx context.Context, q querier, m Message, ownerPID int) error {
-	_, err := q.ExecContext(ctx, "INSERT INTO messages(id, session_id, seq, role, status, provider_id, model, owner_pid, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, ownerPID, m.CreatedAt, m.UpdatedAt)
+// insertMessage stores a message; owner is the process streaming it (zero when none does).
+func insertMessage(ctx context.Context, q querier, m Message, owner pidcheck.Owner) error {
+	_, err := q.ExecContext(ctx, "INSERT INTO messages(id, session_id, seq, role, status, provider_id, model, owner_pid, owner_start, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, owner.PID, owner.Start, m.CreatedAt, m.UpdatedAt)
 	return err
 }
 
@@ -665,7 +666,7 @@ func (r *run) end(e *apperr.Error) {
 	}
 	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := r.svc.q.ExecContext(wctx, "UPDATE messages SET status = ?, finish_reason = ?, usage = ?, error = ?, owner_pid = 0, updated_at = ? WHERE id = ?",
+	if _, err := r.svc.q.ExecContext(wctx, "UPDATE messages SET status = ?, finish_reason = ?, usage = ?, error = ?, owner_pid = 0, owner_start = 0, updated_at = ? WHERE id = ?",
 		status, r.finish, usageJSON, errJSON, now, r.msgID); err != nil {
 		r.svc.log.Warn("chat: store message end", "message", r.msgID, "err", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +48,7 @@ type Service struct {
 	log   *slog.Logger
 	base  context.Context
 	quit  context.CancelFunc
+	owner pidcheck.Owner // this process, recorded on the messages it streams
 
 	mu     sync.Mutex
 	runs   map[string]*run // by session id
@@ -88,7 +88,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	base, quit := context.WithCancel(context.Background())
-	s := &Service{cfg: cfg, db: cfg.DB, bus: cfg.Bus, log: cfg.Log, base: base, quit: quit, runs: map[string]*run{}, tools: cfg.Tools}
+	s := &Service{cfg: cfg, db: cfg.DB, bus: cfg.Bus, log: cfg.Log, base: base, quit: quit, owner: pidcheck.Self(),
+		runs: map[string]*run{}, tools: cfg.Tools}
 	s.stmts = &stmtCache{db: cfg.DB.DB}
 	s.q = cachedQ{c: s.stmts}
 	if _, err := s.recover(ctx, ""); err != nil {
@@ -121,9 +122,12 @@ func (s *Service) Close() error {
 }
 
 // recover marks streaming messages whose process is gone as interrupted; sessionID ""
-// checks every session. It returns the ids it changed.
+// checks every session. A message of this PID that no run of this service streams is
+// stale too (an earlier service in this process), and so is one whose PID now belongs to
+// a process that started at another time than the owner did. It returns the ids it
+// changed.
 func (s *Service) recover(ctx context.Context, sessionID string) ([]string, error) {
-	q := "SELECT id, owner_pid FROM messages WHERE status = 'streaming'"
+	q := "SELECT id, owner_pid, owner_start FROM messages WHERE status = 'streaming'"
 	args := []any{}
 	if sessionID != "" {
 		q += " AND session_id = ?"
@@ -134,18 +138,17 @@ func (s *Service) recover(ctx context.Context, sessionID string) ([]string, erro
 		return nil, apperr.Wrap(err, apperr.Internal, "find interrupted messages")
 	}
 	var stale []string
-	me := os.Getpid()
 	for rows.Next() {
 		var id string
-		var pid int
-		if err := rows.Scan(&id, &pid); err != nil {
+		var o pidcheck.Owner
+		if err := rows.Scan(&id, &o.PID, &o.Start); err != nil {
 			rows.Close()
 			return nil, apperr.Wrap(err, apperr.Internal, "find interrupted messages")
 		}
 		if s.isLocal(id) {
 			continue
 		}
-		if pid <= 0 || pid == me || !pidcheck.Alive(pid) {
+		if o.PID <= 0 || o.PID == s.owner.PID || !o.Alive() {
 			stale = append(stale, id)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/pidcheck"
 )
 
 func TestSessionCRUD(t *testing.T) {
@@ -247,17 +248,25 @@ func TestRecoveryMarksDeadProcessesInterrupted(t *testing.T) {
 	}
 	defer func() { _ = alive.Process.Kill(); _ = alive.Wait() }()
 	now := time.Now().UnixMilli()
-	insert := func(id string, seq, pid int) {
+	insert := func(id string, seq int, owner pidcheck.Owner) {
 		t.Helper()
-		if err := insertMessage(ctx, h.db, Message{ID: id, SessionID: sess.ID, Seq: seq, Role: RoleAssistant, Status: MessageStreaming, CreatedAt: now, UpdatedAt: now}, pid); err != nil {
+		if err := insertMessage(ctx, h.db, Message{ID: id, SessionID: sess.ID, Seq: seq, Role: RoleAssistant, Status: MessageStreaming, CreatedAt: now, UpdatedAt: now}, owner); err != nil {
 			t.Fatal(err)
 		}
 		if err := insertPart(ctx, h.db, Part{ID: id + "p", MessageID: id, Type: PartText, State: PartStreaming, Text: "half an ans", CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	insert("crashed", 10, dead.Process.Pid)
-	insert("elsewhere", 11, alive.Process.Pid)
+	ownerOf := func(pid int) pidcheck.Owner {
+		st, _ := pidcheck.StartTime(pid)
+		return pidcheck.Owner{PID: pid, Start: st}
+	}
+	insert("crashed", 10, ownerOf(dead.Process.Pid))
+	insert("elsewhere", 11, ownerOf(alive.Process.Pid))
+	// A process that died after the PID went to another (live) one that started later.
+	other := ownerOf(alive.Process.Pid)
+	insert("reused", 12, pidcheck.Owner{PID: other.PID, Start: other.Start - 1})
+	insert("older row", 13, pidcheck.Owner{PID: alive.Process.Pid})
 
 	svc2, err := New(ctx, Config{DB: h.db, Bus: h.bus, Models: h.providers})
 	if err != nil {
@@ -272,13 +281,17 @@ func TestRecoveryMarksDeadProcessesInterrupted(t *testing.T) {
 	for _, m := range snap.Messages {
 		byID[m.ID] = m
 	}
-	if m := byID["crashed"]; m.Status != MessageInterrupted || m.Parts[0].Text != "half an ans" || m.Parts[0].State != PartDone {
-		t.Fatalf("crashed message = %+v", m)
+	for _, id := range []string{"crashed", "reused"} {
+		if m := byID[id]; m.Status != MessageInterrupted || m.Parts[0].Text != "half an ans" || m.Parts[0].State != PartDone {
+			t.Fatalf("%s message = %+v", id, m)
+		}
 	}
-	if m := byID["elsewhere"]; m.Status != MessageStreaming {
-		t.Fatalf("a live process's message was touched: %+v", m)
+	for _, id := range []string{"elsewhere", "older row"} {
+		if m := byID[id]; m.Status != MessageStreaming {
+			t.Fatalf("a live process's message (%s) was touched: %+v", id, m)
+		}
 	}
-	if len(snap.Messages) != 4 || byID[snap.Messages[1].ID].Status != MessageComplete {
+	if len(snap.Messages) != 6 || byID[snap.Messages[1].ID].Status != MessageComplete {
 		t.Fatalf("earlier messages changed: %+v", snap.Messages)
 	}
 	// When that process dies, opening the session notices.
