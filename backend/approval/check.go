@@ -35,6 +35,7 @@ func observerFrom(ctx context.Context) PartObserver {
 type BatchRunner interface {
 	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
 	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
+	Forget(sessionID string) error
 }
 
 // Runner wraps the pipeline for the chat loop: when the batch's observer can show

@@ -126,11 +126,12 @@ type fakeRunner struct {
 	run     func(ctx context.Context, c tools.Call) tools.Outcome
 	onBatch func(obs tools.Observer, calls []tools.Call)
 
-	mu      sync.Mutex
-	batches [][]tools.Call
-	scopes  []tools.Scope
-	started chan tools.Call
-	ended   chan struct{} // one value per RunBatch that returned
+	mu        sync.Mutex
+	batches   [][]tools.Call
+	scopes    []tools.Scope
+	forgotten []string
+	started   chan tools.Call
+	ended     chan struct{} // one value per RunBatch that returned
 }
 
 func newFakeRunner(run func(ctx context.Context, c tools.Call) tools.Outcome, names ...string) *fakeRunner {
@@ -174,6 +175,13 @@ func (f *fakeRunner) RunBatch(ctx context.Context, calls []tools.Call, obs tools
 	}
 	wg.Wait()
 	return out
+}
+
+func (f *fakeRunner) Forget(sessionID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forgotten = append(f.forgotten, sessionID)
+	return nil
 }
 
 func (f *fakeRunner) batchCount() int {

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
@@ -378,6 +379,30 @@ func TestMaxToolRounds(t *testing.T) {
 	types := partTypes(a)
 	if types[len(types)-2] != PartToolStopped || types[len(types)-1] != PartStatus {
 		t.Fatalf("parts = %v", types)
+	}
+}
+
+// TestMaxToolRoundsDefaultIsTheSpecs: without a settings service the loop stops at the
+// default of the setting's spec, the one place that default is written.
+func TestMaxToolRoundsDefaultIsTheSpecs(t *testing.T) {
+	runner := newFakeRunner(func(ctx context.Context, c tools.Call) tools.Outcome { return resultOf("again") }, "loop_tool")
+	h := newHarness(t, runner, func(c *Config) { c.Settings = nil })
+	h.srv.Handle(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "loop_tool", Arguments: "{}"}}}
+	})
+	sp, _ := settings.Lookup("chat.maxToolRounds")
+	want := sp.Default.(int)
+	sess := h.session(SessionInput{})
+	_, snap := h.send(sess.ID, "loop forever")
+	a := last(snap)
+	if a.Error == nil || a.Error.Code != apperr.MaxRoundsReached || a.Error.Params["rounds"] != float64(want) || runner.batchCount() != want {
+		t.Fatalf("message %s %+v after %d batches, want the limit %d", a.Status, a.Error, runner.batchCount(), want)
+	}
+	// The calls the limit cut off end as the one tool-stopped shape, saying why.
+	end := a.Parts[len(a.Parts)-2]
+	if end.Type != PartToolStopped || end.Tool.Error.Code != apperr.MaxRoundsReached || end.Tool.Error.Params["name"] != "loop_tool" ||
+		!strings.Contains(end.Tool.Content, "not run") {
+		t.Fatalf("cut-off call = %+v %+v", end, end.Tool)
 	}
 }
 

@@ -317,14 +317,10 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		close(r.done)
 	}()
 	ctx := r.ctx
-	maxRounds := 10
-	if r.svc.cfg.Settings != nil {
-		if n := r.svc.cfg.Settings.Int(ctx, "chat.maxToolRounds"); n > 0 {
-			maxRounds = n
-		}
-	}
+	// The limits are read once per answer from settings, whose specs hold the defaults.
+	maxRounds := r.svc.cfg.Settings.Int(ctx, "chat.maxToolRounds")
 	system := r.sess.SystemPrompt
-	if system == "" && r.svc.cfg.Settings != nil {
+	if system == "" {
 		system = r.svc.cfg.Settings.String(ctx, "chat.defaultSystemPrompt")
 	}
 	scope := tools.Scope{SessionID: r.sess.ID, SessionKind: r.sess.Kind, Toolsets: r.sess.Toolsets,
@@ -372,11 +368,10 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			return
 		}
 		if round >= maxRounds {
-			e := apperr.New(apperr.MaxRoundsReached, "stopped after %d tool rounds", maxRounds).WithParam("rounds", maxRounds)
+			e := apperr.New(apperr.MaxRoundsReached, "the limit of %d tool rounds was reached", maxRounds).WithParam("rounds", maxRounds)
 			r.mu.Lock()
 			for _, c := range res.ToolCalls {
-				r.recordLocked(tools.Outcome{CallID: c.ID, Name: c.Name, Status: tools.StatusStopped, Err: e,
-					Content: "Not run: the tool round limit was reached."})
+				r.recordLocked(tools.Stopped(c.ID, c.Name, e))
 			}
 			r.mu.Unlock()
 			r.end(e)
@@ -558,18 +553,13 @@ func (r *run) runTools(ctx context.Context, runner ToolRunner, calls []tools.Cal
 			continue
 		}
 		if ctx.Err() != nil {
-			r.record(stoppedOutcome(c.ID, c.Name))
+			r.record(tools.Stopped(c.ID, c.Name, nil))
 		} else {
 			r.record(tools.Outcome{CallID: c.ID, Name: c.Name, Status: tools.StatusError,
 				Err: apperr.New(apperr.ToolFailed, "no outcome for %s", c.Name).WithParam("name", c.Name).WithParam("reason", "the tool did not report a result"), Content: "Error: the tool did not report a result."})
 		}
 	}
 	return r.outcomes(calls)
-}
-
-func stoppedOutcome(callID, name string) tools.Outcome {
-	return tools.Outcome{CallID: callID, Name: name, Status: tools.StatusStopped,
-		Err: apperr.New(apperr.ToolStopped, "%s was stopped", name).WithParam("name", name), Content: "The tool call was stopped by the user."}
 }
 
 // outcomes returns the recorded outcomes in call order.
@@ -644,7 +634,7 @@ func (r *run) end(e *apperr.Error) {
 		if lp.Type == PartToolCall {
 			r.finishPart(lp)
 			if _, ok := r.results[lp.Tool.CallID]; !ok {
-				r.recordLocked(stoppedOutcome(lp.Tool.CallID, lp.Tool.Name))
+				r.recordLocked(tools.Stopped(lp.Tool.CallID, lp.Tool.Name, nil))
 			}
 		}
 	}

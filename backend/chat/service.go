@@ -14,11 +14,12 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/pidcheck"
+	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
 )
 
-// Config wires a Service. Tools may be nil (no tools are offered); the durations have
-// defaults.
+// Config wires a Service. Tools may be nil (no tools are offered); Settings may be nil
+// (every setting at its default); the durations have defaults.
 type Config struct {
 	DB       *store.DB
 	Bus      *events.Bus
@@ -86,6 +87,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Settings == nil {
+		cfg.Settings = settings.Defaults{}
 	}
 	base, quit := context.WithCancel(context.Background())
 	s := &Service{cfg: cfg, db: cfg.DB, bus: cfg.Bus, log: cfg.Log, base: base, quit: quit, owner: pidcheck.Self(),
@@ -416,7 +420,9 @@ func (s *Service) RenameSession(ctx context.Context, id, title string) (Session,
 	return s.UpdateSession(ctx, id, SessionPatch{Title: &title})
 }
 
-// DeleteSession stops the session's answer if one runs, then removes it with its messages.
+// DeleteSession stops the session's answer if one runs, then removes it with its messages,
+// and has the tool runner forget it (ledgers, spilled results), so nothing of a deleted
+// session stays behind for the life of the process or in the data directory.
 func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	if _, err := loadSession(ctx, s.q, id); err != nil {
 		return err
@@ -426,6 +432,12 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	}
 	if _, err := s.q.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "delete session")
+	}
+	if t := s.toolRunner(); t != nil {
+		// The session is gone either way; a folder left behind is only disk space.
+		if err := t.Forget(id); err != nil {
+			s.log.Warn("chat: forget deleted session", "session", id, "err", err)
+		}
 	}
 	ref := SessionRef{SessionID: id}
 	s.bus.Publish(events.SessionTopic(id), EventSessionDeleted, ref)

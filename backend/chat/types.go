@@ -13,12 +13,14 @@ import (
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
-// ToolRunner is what the loop needs from the tool system: the tools of one request and
-// the execution of one turn's calls (in parallel where the tools allow it). Invalid
+// ToolRunner is what the loop needs from the tool system: the tools of one request, the
+// execution of one turn's calls (in parallel where the tools allow it), and forgetting a
+// deleted session (what the runner keeps for it in memory and on disk). Invalid
 // argument JSON is passed through; the runner turns it into a tool error the model reads.
 type ToolRunner interface {
 	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
 	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
+	Forget(sessionID string) error
 }
 
 // ApprovalObserver is implemented by the observer RunBatch receives, so the approval step

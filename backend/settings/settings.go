@@ -192,6 +192,25 @@ func (s *Service) String(ctx context.Context, key string) string {
 	return str
 }
 
+// Defaults reads every setting as its spec's default. A component given no settings
+// service (a test, a one-off command) uses it, so that a default is written once, in
+// Specs, and never repeated where the setting is read.
+type Defaults struct{}
+
+// Int returns an int setting's default.
+func (Defaults) Int(_ context.Context, key string) int {
+	sp, _ := Lookup(key)
+	n, _ := sp.Default.(int)
+	return n
+}
+
+// String returns a string or enum setting's default.
+func (Defaults) String(_ context.Context, key string) string {
+	sp, _ := Lookup(key)
+	str, _ := sp.Default.(string)
+	return str
+}
+
 // Set validates and stores a value, then broadcasts the new snapshot. value may be a typed
 // JSON value or, from the CLI, its text form.
 func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, error) {

@@ -34,6 +34,25 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// TestDefaultsReadLikeAnEmptyDatabase: Defaults answers what a service with nothing
+// stored answers, for every int and string setting.
+func TestDefaultsReadLikeAnEmptyDatabase(t *testing.T) {
+	s, _, _ := newService(t)
+	ctx := context.Background()
+	for _, sp := range Specs() {
+		switch sp.Type {
+		case Int:
+			if got, want := (Defaults{}).Int(ctx, sp.Key), s.Int(ctx, sp.Key); got != want || got != sp.Default {
+				t.Errorf("%s: Defaults %d, service %d, spec %v", sp.Key, got, want, sp.Default)
+			}
+		case String, Enum:
+			if got, want := (Defaults{}).String(ctx, sp.Key), s.String(ctx, sp.Key); got != want || got != sp.Default {
+				t.Errorf("%s: Defaults %q, service %q, spec %v", sp.Key, got, want, sp.Default)
+			}
+		}
+	}
+}
+
 func TestSetValidates(t *testing.T) {
 	tests := []struct {
 		key     string

@@ -448,7 +448,7 @@ func (p *Pipeline) readResult(ctx context.Context, raw json.RawMessage, _ func(P
 	}
 	call, _ := CallFromContext(ctx)
 	session := sessionOf(call)
-	path := filepath.Join(p.resultDir, safeFileName(cmp0(session, "_"), "session"), safeFileName(a.CallID, "call")+".txt")
+	path := filepath.Join(p.sessionDir(session), safeFileName(a.CallID, "call")+".txt")
 	f, err := os.Open(path)
 	if err != nil {
 		return Result{}, apperr.Wrap(err, apperr.NotFound, "no saved result for call %q in this session", a.CallID)

@@ -135,12 +135,20 @@ func denied(name string, d Decision) Outcome {
 	}
 }
 
-func stopped(name string) Outcome {
-	return Outcome{
-		Status:  StatusStopped,
-		Content: fmt.Sprintf("%s was stopped by the user before it finished.", name),
-		Err:     apperr.New(apperr.ToolStopped, "%s stopped", name).WithParam("name", name),
+// Stopped is the one shape of a tool-stopped outcome, for the pipeline and for the chat
+// loop alike: a call stopped while it ran or waited, or never run because its answer
+// ended. why nil means the user stopped it; otherwise why says what ended it (the round
+// limit, …): the window renders it and the model reads its message.
+func Stopped(callID, name string, why *apperr.Error) Outcome {
+	out := Outcome{CallID: callID, Name: name, Status: StatusStopped}
+	if why == nil {
+		out.Content = fmt.Sprintf("%s was stopped by the user before it finished.", name)
+		out.Err = apperr.New(apperr.ToolStopped, "%s stopped", name).WithParam("name", name)
+		return out
 	}
+	out.Content = fmt.Sprintf("%s was not run: %s.", name, why.Message)
+	out.Err = withName(why, name)
+	return out
 }
 
 func timeout(e *Entry) Outcome {
@@ -231,7 +239,7 @@ func (p *Pipeline) limit(call Call, e *Entry, out Outcome) Outcome {
 
 // spill writes a result to the session's folder; the file name comes from the call id.
 func (p *Pipeline) spill(session, callID, content string) (string, error) {
-	dir := filepath.Join(p.resultDir, safeFileName(cmp0(session, "_"), "session"))
+	dir := p.sessionDir(session)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -254,8 +262,14 @@ func (p *Pipeline) hasSpills(session string) bool {
 	if ok {
 		return true
 	}
-	_, err := os.Stat(filepath.Join(p.resultDir, safeFileName(cmp0(session, "_"), "session")))
+	_, err := os.Stat(p.sessionDir(session))
 	return err == nil
+}
+
+// sessionDir is the folder of a session's spilled results; calls without a session
+// share "_". The name never leaves resultDir (safeFileName).
+func (p *Pipeline) sessionDir(session string) string {
+	return filepath.Join(p.resultDir, safeFileName(cmp0(session, "_"), "session"))
 }
 
 // safeFileName keeps [A-Za-z0-9._-]; a name that had to change gets a hash of the original

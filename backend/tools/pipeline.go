@@ -40,8 +40,8 @@ type Options struct {
 
 // Pipeline runs tool calls through the lifecycle of TOOL-3 and assembles each request's
 // tool set (TOOL-2, TOOL-4). It implements the chat loop's ToolRunner. It holds the
-// per-session inspect ledger and remembers each session's latest scope; call Forget when a
-// session is deleted.
+// per-session inspect ledger, remembers each session's latest scope and spills large
+// results under the session's folder; call Forget when a session is deleted.
 type Pipeline struct {
 	reg         *Registry
 	perm        Permission
@@ -132,14 +132,23 @@ func (p *Pipeline) Select(ctx context.Context, scope Scope) (Selection, error) {
 	return sel, nil
 }
 
-// Forget drops what the pipeline remembers of a session (ledger, scope); spilled results
-// stay on disk with the session's other data.
-func (p *Pipeline) Forget(sessionID string) {
+// Forget drops everything the pipeline keeps for a session that was deleted: its
+// inspect ledger, its latest scope and its spilled results on disk, so neither memory
+// nor the data directory grows with sessions that are gone. A session still running
+// must be stopped first: a result spilled after Forget stays.
+func (p *Pipeline) Forget(sessionID string) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	delete(p.ledger, sessionID)
 	delete(p.scopes, sessionID)
 	delete(p.spilled, sessionID)
+	p.mu.Unlock()
+	if sessionID == "" {
+		return nil // calls without a session share one folder; no session owns it
+	}
+	if err := os.RemoveAll(p.sessionDir(sessionID)); err != nil {
+		return fmt.Errorf("remove the saved results of session %s: %w", sessionID, err)
+	}
+	return nil
 }
 
 // RunBatch runs the calls of one model turn and returns their outcomes in the order of
@@ -201,7 +210,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 		out.Duration = max(time.Since(start)-waited, time.Nanosecond)
 	}()
 	if ctx.Err() != nil {
-		return stopped(call.Name)
+		return Stopped(call.ID, call.Name, nil)
 	}
 
 	// 1. Look up (wire name, then aliases) among the tools of the call's scope.
@@ -285,7 +294,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 	waited = time.Since(t)
 	switch {
 	case ctx.Err() != nil:
-		return stopped(e.Name)
+		return Stopped(call.ID, e.Name, nil)
 	case err != nil:
 		return denied(e.Name, Decision{Behavior: BehaviorDeny, Reason: err.Error()})
 	case d.Behavior != BehaviorAllow:
@@ -306,7 +315,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 	res, runErr, interrupted := p.execute(ctx, e, args, progress)
 	switch {
 	case interrupted && ctx.Err() != nil:
-		return stopped(e.Name)
+		return Stopped(call.ID, e.Name, nil)
 	case interrupted:
 		return timeout(e)
 	}
