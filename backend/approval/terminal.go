@@ -2,15 +2,18 @@ package approval
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // Decider answers requests for a client without a dialog (the terminal).
@@ -29,6 +32,10 @@ const (
 // TerminalDecider answers from a terminal: it asks on Out and reads one line from In
 // per request, or answers by itself in the allow and deny modes.
 type TerminalDecider struct {
+	// Width is the terminal's width in columns, which the prompt wraps long values to
+	// (0: 100).
+	Width int
+
 	mode string
 	in   io.Reader
 	out  io.Writer
@@ -72,7 +79,7 @@ func (t *TerminalDecider) Decide(ctx context.Context, r Request) (Choice, string
 		return Deny, "denied by --approve deny", nil
 	}
 	t.once.Do(t.readLines)
-	t.prompt(r)
+	left := t.prompt(r, false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -82,10 +89,18 @@ func (t *TerminalDecider) Decide(ctx context.Context, r Request) (Choice, string
 				fmt.Fprintln(t.out)
 				return Deny, "nobody answered on the terminal", nil
 			}
+			if w := strings.ToLower(strings.TrimSpace(line)); left > 0 && (w == "m" || w == "more") {
+				left = t.prompt(r, true)
+				continue
+			}
 			if c, reason, ok := parseAnswer(line, len(r.Rules) > 0); ok {
 				return c, reason, nil
 			}
-			fmt.Fprint(t.out, "Answer y (once), s (this session), a (always) or n [reason] (deny): ")
+			more := ""
+			if left > 0 {
+				more = ", m (show everything)"
+			}
+			fmt.Fprintf(t.out, "Answer y (once), s (this session), a (always), n [reason] (deny)%s: ", more)
 		}
 	}
 }
@@ -95,45 +110,103 @@ func describe(r Request) string {
 	if r.Server != "" {
 		s += " (" + r.Server + ")"
 	}
-	return s
+	return termtext.Line(s)
 }
 
-func (t *TerminalDecider) prompt(r Request) {
-	w := t.out
-	fmt.Fprintf(w, "\nApproval needed: %s", describe(r))
+// previewLines is how many lines one value of the prompt shows before it says how many
+// characters are left and offers to show them (answer m).
+const previewLines = 40
+
+// defaultWidth is the prompt's width when the terminal's is not known.
+const defaultWidth = 100
+
+// prompt shows what the call will do. Every value is escaped (a carriage return, an ESC
+// sequence or a bidi override in an argument is shown, not obeyed) and wrapped, never
+// cut: with full false a long value stops after previewLines lines with the number of
+// characters left. It returns how many characters it left out.
+func (t *TerminalDecider) prompt(r Request, full bool) int {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nApproval needed: %s", describe(r))
 	if r.Destructive {
-		fmt.Fprint(w, " [destructive]")
+		b.WriteString(" [destructive]")
 	}
-	fmt.Fprintln(w)
+	b.WriteString("\n")
+	left := 0
+	field := func(label string, lines ...string) { left += t.field(&b, label, lines, full) }
 	for _, c := range r.Touches.Commands {
-		fmt.Fprintf(w, "  command: %s\n", c)
+		field("  command: ", c)
 	}
 	if r.Touches.Cwd != "" {
-		fmt.Fprintf(w, "  in:      %s\n", r.Touches.Cwd)
+		field("  in:      ", r.Touches.Cwd)
 	}
 	for _, p := range r.Touches.Paths {
-		fmt.Fprintf(w, "  path:    %s\n", p)
+		field("  path:    ", p)
 	}
 	for _, u := range r.Touches.URLs {
-		fmt.Fprintf(w, "  url:     %s\n", u)
+		field("  url:     ", u)
 	}
 	if len(r.Touches.Commands) == 0 {
-		var pretty strings.Builder
-		if b, err := json.MarshalIndent(r.Args, "  ", "  "); err == nil {
-			pretty.Write(b)
-		} else {
-			pretty.Write(r.Args)
-		}
-		fmt.Fprintf(w, "  arguments: %s\n", pretty.String())
+		field("  arguments: ", argLines(r.Args)...)
 	}
 	if r.AskReason != "" {
-		fmt.Fprintf(w, "  why asked: %s\n", r.AskReason)
+		field("  why asked: ", r.AskReason)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "  (%s more characters not shown: answer m to show everything)\n", termtext.Count(left))
 	}
 	if len(r.Rules) > 0 {
-		fmt.Fprint(w, "Allow? [y] once, [s] this session, [a] always, [n] deny (n <reason>): ")
+		b.WriteString("Allow? [y] once, [s] this session, [a] always, [n] deny (n <reason>): ")
 	} else {
-		fmt.Fprint(w, "Allow? [y] once, [n] deny (n <reason>): ")
+		b.WriteString("Allow? [y] once, [n] deny (n <reason>): ")
 	}
+	io.WriteString(t.out, b.String())
+	return left
+}
+
+// field writes one labelled value, its lines wrapped under the label; it returns how
+// many characters it left out.
+func (t *TerminalDecider) field(b *strings.Builder, label string, lines []string, full bool) int {
+	width := t.Width
+	if width <= 0 {
+		width = defaultWidth
+	}
+	width -= len(label)
+	indent := strings.Repeat(" ", len(label))
+	shown, left := 0, 0
+	for _, l := range lines {
+		if !full && shown >= previewLines {
+			left += utf8.RuneCountInString(l)
+			continue
+		}
+		limit := 0
+		if !full {
+			limit = (previewLines - shown) * width
+		}
+		pieces, more := termtext.Wrap(l, width, limit)
+		for _, p := range pieces {
+			if shown == 0 {
+				b.WriteString(label)
+			} else {
+				b.WriteString(indent)
+			}
+			b.WriteString(p)
+			b.WriteString("\n")
+			shown++
+		}
+		left += more
+	}
+	return left
+}
+
+// argLines are the call's arguments as indented JSON, one entry per line. json.Indent
+// keeps the model's text as sent (json.MarshalIndent would rewrite < > & as \u003c …).
+func argLines(args json.RawMessage) []string {
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, args, "", "  "); err != nil {
+		pretty.Reset()
+		pretty.Write(args)
+	}
+	return strings.Split(pretty.String(), "\n")
 }
 
 // parseAnswer reads one terminal answer; rules says whether s and a are offered.
@@ -182,7 +255,7 @@ func (s *Service) Attend(ctx context.Context, sessionID string, d Decider, windo
 		if _, err := s.Decide(ctx, cur.ID, string(c), reason, window); err != nil {
 			if apperr.Is(err, apperr.ApprovalAlreadyDecided) || apperr.Is(err, apperr.ApprovalInterrupted) {
 				if out != nil {
-					fmt.Fprintf(out, "Already answered elsewhere: %s\n", err.Error())
+					fmt.Fprintf(out, "Already answered elsewhere: %s\n", termtext.Line(err.Error()))
 				}
 				return nil
 			}

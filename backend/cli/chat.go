@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] [--approve ask|allow|deny] PROMPT
@@ -60,6 +61,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	decider.Width = env.width()
 	s, err := env.Open(ctx)
 	if err != nil {
 		return err
@@ -121,7 +123,8 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
-	out := &chatPrinter{env: env, json: *asJSON, msgID: res.AssistantMessageID, printed: map[string]int{}, kinds: map[string]chat.PartType{}, shownCalls: map[string]bool{}}
+	out := &chatPrinter{env: env, json: *asJSON, msgID: res.AssistantMessageID, printed: map[string]int{}, kinds: map[string]chat.PartType{},
+		shownCalls: map[string]bool{}, streams: map[string]*termtext.Stream{}}
 	topic := events.SessionTopic(sess.ID)
 	for {
 		select {
@@ -171,7 +174,9 @@ func stopErr(err error) error {
 	return exitError{code: 130}
 }
 
-// chatPrinter renders session events on a terminal (or as JSON lines).
+// chatPrinter renders session events on a terminal (or as JSON lines). Everything the
+// model or a tool wrote goes through termtext: an answer cannot write the clipboard, set
+// the title or clear the screen, and a [tool] line shows its control characters.
 type chatPrinter struct {
 	env        *Env
 	json       bool
@@ -179,14 +184,15 @@ type chatPrinter struct {
 	printed    map[string]int // bytes of a text part already written
 	kinds      map[string]chat.PartType
 	shownCalls map[string]bool
-	newline    bool // the last byte written to stdout was not a newline
+	streams    map[string]*termtext.Stream // per text part: a character split across deltas waits
+	newline    bool                        // the last byte written to stdout was not a newline
 }
 
 // event handles one event; done is true when the answer ended.
 func (p *chatPrinter) event(ev events.Event) (bool, error) {
 	if p.json {
 		b, _ := json.Marshal(ev)
-		fmt.Fprintf(p.env.Stdout, "%s\n", b)
+		fmt.Fprintf(p.env.Stdout, "%s\n", termtext.JSON(b))
 	}
 	switch ev.Type {
 	case chat.EventPartAppended, chat.EventPartUpdated:
@@ -206,6 +212,7 @@ func (p *chatPrinter) event(ev events.Event) (bool, error) {
 		if err := json.Unmarshal(ev.Data, &m); err != nil || m.ID != p.msgID || m.Status == chat.MessageStreaming {
 			return false, nil
 		}
+		p.flush()
 		if !p.json && p.newline {
 			fmt.Fprintln(p.env.Stdout)
 		}
@@ -239,16 +246,16 @@ func (p *chatPrinter) part(part chat.Part) {
 		p.text(part.ID, part.Text, "", false)
 	case chat.PartReasoning:
 		if part.State == chat.PartDone {
-			fmt.Fprintf(p.env.Stderr, "[reasoning] %s\n", oneLine(part.Text, 400))
+			fmt.Fprintf(p.env.Stderr, "[reasoning] %s\n", termtext.Summary(part.Text, 400))
 		}
 	case chat.PartToolCall:
 		if part.State == chat.PartDone && part.Tool != nil && !p.shownCalls[part.Tool.CallID] {
 			p.shownCalls[part.Tool.CallID] = true
-			fmt.Fprintf(p.env.Stderr, "[tool] %s %s\n", part.Tool.Name, oneLine(part.Tool.Arguments, 200))
+			fmt.Fprintf(p.env.Stderr, "[tool] %s %s\n", termtext.Line(part.Tool.Name), termtext.Summary(part.Tool.Arguments, 200))
 		}
 	case chat.PartToolResult, chat.PartToolError, chat.PartToolStopped:
 		if part.Tool != nil {
-			fmt.Fprintf(p.env.Stderr, "[%s] %s: %s\n", part.Type, part.Tool.Name, oneLine(part.Tool.Content, 200))
+			fmt.Fprintf(p.env.Stderr, "[%s] %s: %s\n", part.Type, termtext.Line(part.Tool.Name), termtext.Summary(part.Tool.Content, 200))
 		}
 	case chat.PartStatus:
 		if part.Status != nil && part.Status.Kind == chat.StatusRetry {
@@ -273,19 +280,30 @@ func (p *chatPrinter) text(id, full, delta string, isDelta bool) {
 		return
 	}
 	p.printed[id] += len(chunk)
-	io.WriteString(p.env.Stdout, chunk)
+	st := p.streams[id]
+	if st == nil {
+		st = &termtext.Stream{}
+		p.streams[id] = st
+	}
+	p.write(st.Text(chunk))
+}
+
+// flush writes what the text parts held back (bytes that never became a character).
+func (p *chatPrinter) flush() {
+	for _, st := range p.streams {
+		p.write(st.Flush())
+	}
+}
+
+func (p *chatPrinter) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(p.env.Stdout, s)
 	if f, ok := p.env.Stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
-	p.newline = !strings.HasSuffix(chunk, "\n")
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return s
+	p.newline = !strings.HasSuffix(s, "\n")
 }
 
 // lockedWriter serialises writes from several goroutines.

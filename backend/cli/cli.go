@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/termtext"
 	"golang.org/x/term"
 )
 
@@ -125,7 +127,8 @@ func (env *Env) report(err error) int {
 		return 0
 	}
 	ae := apperr.From(err)
-	fmt.Fprintf(w, "cairn: %s\n", env.Localize(ae))
+	// An error can carry a server's or a model's words: shown, never obeyed.
+	fmt.Fprintf(w, "cairn: %s\n", termtext.Text(env.Localize(ae)))
 	if ae.Action != nil && ae.Action.Kind == "open-settings" {
 		if cmd := sectionCommand(ae.Action.Target); cmd != "" {
 			fmt.Fprintf(w, "  (see Settings → %s, or `%s`)\n", ae.Action.Target, cmd)
@@ -212,10 +215,33 @@ func parseInterspersed(f *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// writeJSON prints v as indented JSON for --json. Strings a server or a model chose may
+// hold C1 controls, bidi overrides or zero-width characters, which encoding/json writes
+// as they are: termtext.JSON writes them as \u escapes, which mean the same to a reader
+// of the JSON and nothing to the terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
+}
+
+// width is the terminal width of stderr in columns, or 0 when stderr is not a terminal.
+func (env *Env) width() int {
+	w := env.Stderr
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+	}
+	return 0
 }
 
 func usageErr(format string, args ...any) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/termtext"
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
@@ -81,7 +82,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			if v.CachedAt > 0 {
 				tools = fmt.Sprint(len(v.Tools))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", v.Name, v.ID, v.Transport, v.Enabled, tools, target)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", termtext.Line(v.Name), v.ID, termtext.Line(string(v.Transport)), v.Enabled, tools, termtext.Line(target))
 		}
 		return tw.Flush()
 
@@ -132,14 +133,14 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tAPPROVAL\tWIRE NAME")
 		for _, e := range out {
 			if e.Error != nil {
-				fmt.Fprintf(tw, "%s\t(%s)\t\t\t\n", e.Server, env.Localize(e.Error))
+				fmt.Fprintf(tw, "%s\t(%s)\t\t\t\n", termtext.Line(e.Server), termtext.Line(env.Localize(e.Error)))
 			}
 			for _, t := range e.Tools {
 				ask := "auto"
 				if t.NeedsApproval {
 					ask = "ask"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", e.Server, t.Name, t.Enabled, ask, t.WireName)
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", termtext.Line(e.Server), termtext.Line(t.Name), t.Enabled, ask, termtext.Line(t.WireName))
 			}
 		}
 		return tw.Flush()
@@ -162,9 +163,9 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		}
 		res, err := m.CallTool(ctx, id, tool, json.RawMessage(args), func(p tools.Progress) {
 			if p.Total > 0 {
-				fmt.Fprintf(env.Stderr, "progress %g/%g %s\n", p.Progress, p.Total, p.Message)
+				fmt.Fprintf(env.Stderr, "progress %g/%g %s\n", p.Progress, p.Total, termtext.Line(p.Message))
 			} else {
-				fmt.Fprintf(env.Stderr, "progress %g %s\n", p.Progress, p.Message)
+				fmt.Fprintf(env.Stderr, "progress %g %s\n", p.Progress, termtext.Line(p.Message))
 			}
 		})
 		if err != nil {
@@ -173,7 +174,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if *asJSON {
 			return writeJSON(env.Stdout, res)
 		}
-		fmt.Fprintln(env.Stdout, res.Content)
+		fmt.Fprintln(env.Stdout, termtext.Text(res.Content))
 		if res.IsError {
 			return exitError{code: 1}
 		}
@@ -193,7 +194,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			return apperr.Wrap(err, apperr.Internal, "read log")
 		}
 		for _, l := range text {
-			fmt.Fprintln(env.Stdout, l)
+			fmt.Fprintln(env.Stdout, termtext.Text(l))
 		}
 		return nil
 
@@ -226,7 +227,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 				if e.Error != nil {
 					why = env.Localize(e.Error)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Status, why)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(e.Name), e.Status, termtext.Line(why))
 			}
 			tw.Flush()
 			fmt.Fprintf(env.Stdout, "%d imported, %d updated, %d unchanged, %d rejected\n", rep.Imported, rep.Updated, rep.Unchanged, rep.Rejected)
@@ -241,9 +242,9 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(env.Stdout, ex.JSON)
+		env.Stdout.Write(termtext.JSON([]byte(ex.JSON)))
 		for _, w := range ex.WithheldSecrets {
-			fmt.Fprintf(env.Stderr, "left empty (secret): %s — use --include-secrets to export it\n", w)
+			fmt.Fprintf(env.Stderr, "left empty (secret): %s — use --include-secrets to export it\n", termtext.Line(w))
 		}
 		return nil
 
@@ -264,7 +265,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			return writeJSON(env.Stdout, rep)
 		}
 		for _, l := range rep.Log {
-			fmt.Fprintf(env.Stderr, "%s %s\n", l.Stream, l.Text)
+			fmt.Fprintf(env.Stderr, "%s %s\n", l.Stream, termtext.Text(l.Text))
 		}
 		if !rep.OK {
 			return rep.Error
@@ -273,8 +274,8 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if rep.FallbackStatus != 0 {
 			via += fmt.Sprintf(" (Streamable HTTP answered %d)", rep.FallbackStatus)
 		}
-		fmt.Fprintf(env.Stdout, "ok: %s %s over %s in %d ms, %d tools: %s\n", rep.ServerInfo.Name, rep.ServerInfo.Version,
-			via, rep.DurationMs, len(rep.Tools), strings.Join(rep.Tools, ", "))
+		fmt.Fprintf(env.Stdout, "ok: %s %s over %s in %d ms, %d tools: %s\n", termtext.Line(rep.ServerInfo.Name), termtext.Line(rep.ServerInfo.Version),
+			via, rep.DurationMs, len(rep.Tools), termtext.Line(strings.Join(rep.Tools, ", ")))
 		return nil
 
 	case "enable", "disable":
@@ -286,7 +287,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%s: enabled=%v\n", v.Name, v.Enabled)
+		fmt.Fprintf(env.Stdout, "%s: enabled=%v\n", termtext.Line(v.Name), v.Enabled)
 		return nil
 
 	case "remove":
@@ -312,7 +313,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%s: signed out (the tokens were deleted)\n", v.Name)
+		fmt.Fprintf(env.Stdout, "%s: signed out (the tokens were deleted)\n", termtext.Line(v.Name))
 		return nil
 	}
 	return usageErr("unknown mcp subcommand %q\n%s", pos[0], mcpUsage)

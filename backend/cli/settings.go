@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // openList parses a "list | get | set"-style command line (default "list", --json) and
@@ -46,7 +47,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		for _, sp := range snap.Specs {
 			b, _ := json.Marshal(snap.Values[sp.Key])
-			fmt.Fprintf(tw, "%s\t%s\t(%s)\n", sp.Key, b, sp.Type)
+			fmt.Fprintf(tw, "%s\t%s\t(%s)\n", sp.Key, termtext.JSON(b), sp.Type)
 		}
 		return tw.Flush()
 	case "get":
@@ -60,7 +61,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		if asJSON {
 			return writeJSON(env.Stdout, v)
 		}
-		fmt.Fprintln(env.Stdout, v)
+		fmt.Fprintln(env.Stdout, termtext.Line(fmt.Sprint(v)))
 		return nil
 	case "set":
 		if len(pos) != 3 {
@@ -70,7 +71,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		v, _ := s.Settings.Get(ctx, pos[1])
-		fmt.Fprintf(env.Stdout, "%s = %v\n", pos[1], v)
+		fmt.Fprintf(env.Stdout, "%s = %s\n", pos[1], termtext.Line(fmt.Sprint(v)))
 		return nil
 	}
 	return usageErr("unknown settings subcommand %q (list, get, set)", pos[0])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
+	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 func runVersion(ctx context.Context, env *Env, args []string) error {
@@ -56,7 +57,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 					mark = "FAIL"
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, c.Detail)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, termtext.Line(c.Name), termtext.Line(c.Detail))
 		}
 		tw.Flush()
 		if r.OK {
