@@ -65,7 +65,9 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		}
 		return runtime.SaveFileDialog(*wctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
 	}
-	// index.html carries the settings snapshot and the window's strings, as in `serve`.
+	// index.html carries the settings snapshot and the window's strings, as in `serve`, and
+	// every answer the same Content-Security-Policy: nothing in an answer can make the
+	// window fetch from another host.
 	page, err := server.PageMiddleware(app, env.Deps.Assets, log, server.DesktopPageCalls())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
@@ -146,7 +148,7 @@ func showStartupFailure(ctx context.Context, env *cli.Env, openErr error, dataDi
 		Title:       "Cairn",
 		Width:       760,
 		Height:      520,
-		AssetServer: &assetserver.Options{Assets: env.Deps.Assets},
+		AssetServer: &assetserver.Options{Assets: env.Deps.Assets, Middleware: server.SecurityHeaders},
 		OnStartup: func(wctx context.Context) {
 			window.Store(&wctx)
 			go quitOnSignal(ctx, wctx, log)

@@ -6,7 +6,7 @@ import { defineConfig, type Plugin, type Rollup } from "vite";
 import { LANGUAGES, NAMESPACES } from "./src/i18n/languages";
 
 // `npm run dev` against a running `cairn serve`: CAIRN_API=http://127.0.0.1:PORT npm run dev
-// (open the dev page once with ?token=… so the auth cookie is set through the proxy).
+// (open the dev page once with ?token=…: the tab keeps the token and sends it as a header).
 const api = process.env.CAIRN_API;
 
 /**

@@ -6,17 +6,17 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 )
 
-// CookieName carries the token for a browser tab after it opened the ?token= address.
-const CookieName = "cairn_token"
-
-// serveHTTP is the front door: Host, Origin and token checks, then routing.
+// serveHTTP is the front door: Host and Origin checks, then the token for everything
+// under /api (the bearer header only: a cookie would reach every server on this host, since
+// browsers send a host's cookies to all of its ports). Pages and the built files need no
+// token; the page carries this moment's snapshots only for a request that shows the token
+// (pageAccess).
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w.Header())
 	if !s.hostAllowed(r, r.Host) {
@@ -27,8 +27,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, apperr.New(apperr.OriginRejected, "Origin %q is not this server", o), pageForeignHost)
 		return
 	}
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Query().Has("token") {
-		s.redeemQueryToken(w, r)
+	if !isAPIPath(r.URL.Path) {
+		withData, ok := s.pageAccess(r)
+		if !ok {
+			s.refuse(w, r, apperr.New(apperr.Unauthorized, "wrong token in the address"), pageUnauthorized)
+			return
+		}
+		s.serveStatic(w, r, withData)
 		return
 	}
 	if !s.authorized(r) {
@@ -38,12 +43,27 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.route(w, r)
 }
 
+// pageAccess decides what a page request gets: the snapshots (withData) when it shows the
+// token, in the address the user opened (?token=, which the page then moves into its
+// session storage and out of the address) or as the bearer header; the page without any
+// data otherwise, so that a reload of a tab whose address no longer holds the token still
+// starts the app, which then authenticates its calls from session storage. A wrong token
+// in the address is refused (ok false) rather than silently ignored.
+func (s *Server) pageAccess(r *http.Request) (withData, ok bool) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if q := r.URL.Query(); q.Has("token") {
+			if !s.tokenOK(q.Get("token")) {
+				return false, false
+			}
+			return true, true
+		}
+	}
+	return s.authorized(r), true
+}
+
+// route answers an authorized request under /api.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	if !isAPIPath(p) {
-		s.serveStatic(w, r)
-		return
-	}
 	switch p {
 	case "/api/events":
 		if !allowMethods(w, r, http.MethodGet) {
@@ -93,49 +113,12 @@ func (s *Server) tokenOK(tok string) bool {
 	return subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) == 1
 }
 
-// authorized accepts `Authorization: Bearer TOKEN` or the cookie.
+// authorized accepts `Authorization: Bearer TOKEN`, the only way a call carries the token.
 func (s *Server) authorized(r *http.Request) bool {
-	if h := r.Header.Get("Authorization"); h != "" {
-		const prefix = "bearer "
-		if len(h) > len(prefix) && strings.EqualFold(h[:len(prefix)], prefix) &&
-			s.tokenOK(strings.TrimSpace(h[len(prefix):])) {
-			return true
-		}
-	}
-	if c, err := r.Cookie(CookieName); err == nil && s.tokenOK(c.Value) {
-		return true
-	}
-	return false
-}
-
-// redeemQueryToken turns ?token=TOKEN into the cookie and redirects to the same address
-// without it, so the token leaves the address bar and the history.
-func (s *Server) redeemQueryToken(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	if !s.tokenOK(q.Get("token")) {
-		s.refuse(w, r, apperr.New(apperr.Unauthorized, "wrong token in the address"), pageUnauthorized)
-		return
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     CookieName,
-		Value:    s.cfg.Token,
-		Path:     "/",
-		HttpOnly: true,
-		SameSite: http.SameSiteStrictMode,
-	})
-	q.Del("token")
-	// Clean the path so "//evil.example/" cannot become a protocol-relative redirect.
-	p := path.Clean("/" + r.URL.Path)
-	if strings.HasSuffix(r.URL.Path, "/") && p != "/" {
-		p += "/"
-	}
-	loc := (&url.URL{Path: p, RawQuery: q.Encode()}).String()
-	if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
-		loc = "/"
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Location", loc)
-	w.WriteHeader(http.StatusSeeOther)
+	h := r.Header.Get("Authorization")
+	const prefix = "bearer "
+	return len(h) > len(prefix) && strings.EqualFold(h[:len(prefix)], prefix) &&
+		s.tokenOK(strings.TrimSpace(h[len(prefix):]))
 }
 
 // hostAllowed is the DNS-rebinding check: hostport must name this server by a loopback

@@ -122,7 +122,7 @@ func shutdown(t *testing.T, srv *server.Server) {
 	}
 }
 
-// noRedirect lets tests see the 303 of the ?token= exchange.
+// noRedirect lets tests see a redirect instead of following it.
 func noRedirect() *http.Client {
 	return &http.Client{
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -135,8 +135,11 @@ type reqOpt func(*http.Request)
 func bearer(tok string) reqOpt {
 	return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }
 }
+
+// cookie sends the token the way an older Cairn kept it: a cookie, which every server on
+// the host receives, so it must never authorize anything.
 func cookie(tok string) reqOpt {
-	return func(r *http.Request) { r.AddCookie(&http.Cookie{Name: server.CookieName, Value: tok}) }
+	return func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "cairn_token", Value: tok}) }
 }
 func header(k, v string) reqOpt { return func(r *http.Request) { r.Header.Set(k, v) } }
 func host(h string) reqOpt      { return func(r *http.Request) { r.Host = h } }

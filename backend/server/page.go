@@ -86,13 +86,18 @@ type pageLocale struct {
 
 // servePage answers with index.html carrying the page data before </body>; false when the
 // page has nothing to carry (no such methods, no locale files), so the file is served as is.
+// Without withData it carries only the build's strings (chosen by Accept-Language), no
+// call's answer: that is the page anyone who can reach the port may load.
 // A page with data is never stored (Cache-Control: no-store): it holds this moment's settings.
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, withData bool) bool {
 	html := s.page.html
 	if html == nil {
 		return false
 	}
-	data := pageData{Calls: s.pageCallResults()}
+	data := pageData{Calls: map[string]json.RawMessage{}}
+	if withData {
+		data.Calls = s.pageCallResults()
+	}
 	if lng := s.pageLanguage(r, data.Calls); lng != "" {
 		if b, ok := s.page.strings[lng]; ok {
 			data.Locale = &pageLocale{Lng: lng, Strings: b}
@@ -256,7 +261,9 @@ func primarySubtag(tag string) string {
 // PageMiddleware gives a window that no Server serves, the desktop window's asset server,
 // the same index.html as `serve`: the answers of calls on bound (nil: serve's) and the
 // window's strings, so its first frame needs no call and no locale chunk either. Every
-// other request goes to next.
+// other request goes to next. Every answer, the page's and next's, carries the same
+// security headers as `serve` (Content-Security-Policy above all: an answer's Markdown
+// cannot make the window load from another host).
 func PageMiddleware(bound any, assets fs.FS, log *slog.Logger, calls []string) (func(http.Handler) http.Handler, error) {
 	s, err := New(Config{Bound: bound, Assets: assets, Logger: log, PageCalls: calls})
 	if err != nil {
@@ -264,10 +271,21 @@ func PageMiddleware(bound any, assets fs.FS, log *slog.Logger, calls []string) (
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/index.html") && s.servePage(w, r) {
+			setSecurityHeaders(w.Header())
+			if r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/index.html") && s.servePage(w, r, true) {
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}, nil
+}
+
+// SecurityHeaders gives every answer of next the security headers of `serve`, the
+// Content-Security-Policy above all: for a desktop window that carries no page data (the
+// start-up failure's), whose asset server PageMiddleware does not wrap.
+func SecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		next.ServeHTTP(w, r)
+	})
 }

@@ -224,14 +224,19 @@ func TestPageWithoutSettings(t *testing.T) {
 			t.Fatalf("status %d, %d bytes, Cache-Control %q", r.status, len(r.body), r.header.Get("Cache-Control"))
 		}
 	})
-	t.Run("never without the token", func(t *testing.T) {
+	t.Run("without the token: the strings, no call's answer", func(t *testing.T) {
 		ts := newTestServer(t, func(c *server.Config) {
-			c.Bound = &settingsApp{language: "en"}
+			c.Bound = &settingsApp{language: "zh-CN"}
 			c.Assets = pageAssets()
 		})
-		r := ts.do(t, http.MethodGet, "/", nil)
-		if r.status != http.StatusUnauthorized || strings.Contains(string(r.body), "cairn-page-data") {
-			t.Fatalf("status %d: %q", r.status, r.body)
+		r := ts.do(t, http.MethodGet, "/", nil, header("Accept-Language", "en"))
+		d, _ := readPageData(t, r.body)
+		if r.status != http.StatusOK || len(d.Calls) != 0 {
+			t.Fatalf("status %d, calls %v", r.status, d.Calls)
+		}
+		// The language comes from the browser alone: the setting is data.
+		if d.Locale == nil || d.Locale.Lng != "en" {
+			t.Fatalf("locale %+v", d.Locale)
 		}
 	})
 }
@@ -253,6 +258,7 @@ func TestPageMiddleware(t *testing.T) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		body := rec.Body.Bytes()
+		assertStrictCSP(t, rec.Header())
 		if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || rec.Header().Get("Cache-Control") != "no-store" {
 			t.Fatalf("%s: %d %v", path, rec.Code, rec.Header())
 		}
@@ -274,6 +280,8 @@ func TestPageMiddleware(t *testing.T) {
 		if rec.Body.String() != "next "+tt.path {
 			t.Fatalf("%s %s: %q, want next's answer", tt.method, tt.path, rec.Body.String())
 		}
+		// The files Wails serves itself carry the policy too.
+		assertStrictCSP(t, rec.Header())
 	}
 }
 
@@ -300,4 +308,16 @@ func TestPageCallsWithArguments(t *testing.T) {
 	if got := server.DesktopPageCalls(); !slices.Contains(got, `ListSessions[""]`) || !slices.Contains(got, "ListProviders") {
 		t.Fatalf("DesktopPageCalls = %v", got)
 	}
+}
+
+func TestSecurityHeadersMiddleware(t *testing.T) {
+	h := server.SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("next"))
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if rec.Body.String() != "next" {
+		t.Fatalf("body %q", rec.Body.String())
+	}
+	assertStrictCSP(t, rec.Header())
 }

@@ -11,9 +11,12 @@ import (
 )
 
 // contentSecurityPolicy allows the built frontend (own scripts, inline styles from the
-// component library, data: images) and nothing else: no framing, no foreign connections.
+// component library, data: and blob: images) and nothing else: no framing, no foreign
+// connections, no image from another host (a remote image in an answer is fetched by the
+// backend when the user asks, and shown as a data: URL). frontend/index.html carries the
+// same policy as a <meta> for a page served without these headers.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; " +
+	"img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; " +
 	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
 func setSecurityHeaders(h http.Header) {

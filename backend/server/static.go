@@ -58,8 +58,8 @@ func contentType(name string) string {
 
 // serveStatic serves the built frontend. Paths that name no file fall back to index.html
 // (client-side routes), except asset-looking paths not asked for as a page, which get 404
-// rather than HTML posing as a script.
-func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+// rather than HTML posing as a script. The page carries its snapshots only withData.
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request, withData bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -80,7 +80,7 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !s.servePage(w, r) && !s.serveFile(w, r, "index.html") {
+	if !s.servePage(w, r, withData) && !s.serveFile(w, r, "index.html") {
 		writePage(w, http.StatusServiceUnavailable, pageNotBuilt)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -147,9 +149,11 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		opts []reqOpt
 	}{
 		{"/", []reqOpt{bearer(testToken)}},
-		{"/assets/index-abc1.js", []reqOpt{bearer(testToken)}},
+		{"/", nil}, // the page without data
+		{"/assets/index-abc1.js", nil},
 		{"/api/health", []reqOpt{bearer(testToken)}},
-		{"/", nil}, // the 401 page
+		{"/api/health", nil},   // 401
+		{"/?token=wrong", nil}, // the 401 page
 		{"/api/health", []reqOpt{bearer(testToken), host("evil.example")}},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
@@ -157,16 +161,35 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 			if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
 				t.Fatalf("headers %v", h)
 			}
-			csp := h.Get("Content-Security-Policy")
-			for _, want := range []string{"default-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "frame-ancestors 'none'"} {
-				if !strings.Contains(csp, want) {
-					t.Fatalf("CSP %q lacks %q", csp, want)
-				}
-			}
-			if strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
-				t.Fatalf("CSP allows inline scripts: %q", csp)
-			}
+			assertStrictCSP(t, h)
 		})
+	}
+}
+
+// assertStrictCSP checks the policy of `serve` and of the desktop window: nothing but the
+// app's own scripts, and images only from the app itself or data: and blob: URLs, so no
+// Markdown image can make the window ask another host for anything.
+func assertStrictCSP(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	directives := map[string]string{}
+	for _, d := range strings.Split(csp, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		directives[name] = value
+	}
+	want := map[string]string{
+		"default-src":     "'self'",
+		"script-src":      "'self'",
+		"style-src":       "'self' 'unsafe-inline'",
+		"img-src":         "'self' data: blob:",
+		"connect-src":     "'self'",
+		"object-src":      "'none'",
+		"frame-ancestors": "'none'",
+	}
+	for name, value := range want {
+		if directives[name] != value {
+			t.Fatalf("CSP %q: %s is %q, want %q", csp, name, directives[name], value)
+		}
 	}
 }
 
@@ -205,4 +228,25 @@ func TestFrontendNotBuilt(t *testing.T) {
 	if ts := newTestServer(t, nil); !ts.srv.FrontendBuilt() {
 		t.Fatal("FrontendBuilt() = false with index.html")
 	}
+}
+
+// TestIndexHTMLCarriesThePolicy: frontend/index.html repeats the header's policy as a
+// <meta> (for a page that arrives without the header), all of it but frame-ancestors,
+// which a <meta> cannot set.
+func TestIndexHTMLCarriesThePolicy(t *testing.T) {
+	src, err := os.ReadFile("../../frontend/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("frontend/index.html has no Content-Security-Policy <meta>")
+	}
+	ts := newTestServer(t, nil)
+	header := ts.do(t, http.MethodGet, "/", nil).header.Get("Content-Security-Policy")
+	want := strings.TrimSuffix(strings.TrimSpace(strings.ReplaceAll(header, "; frame-ancestors 'none'", "")), ";")
+	if got := string(m[1]); got != want {
+		t.Fatalf("index.html's policy\n  %s\ndiffers from the header's (without frame-ancestors)\n  %s", got, want)
+	}
+	assertStrictCSP(t, http.Header{"Content-Security-Policy": {string(m[1]) + "; frame-ancestors 'none'"}})
 }

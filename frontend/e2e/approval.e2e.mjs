@@ -51,7 +51,7 @@ describe("approval: one dialog in every tab, the first decision wins", { timeout
   /** Two tabs (pages of one context) on the session, both idle. */
   async function twoTabs(ctx) {
     const a = await openApp(ctx, server, { hash: sessionHash(session.id) });
-    const b = await openApp(ctx, server, { hash: sessionHash(session.id), withToken: false });
+    const b = await openApp(ctx, server, { hash: sessionHash(session.id) });
     for (const p of [a, b]) await waitSessionState(p, "idle");
     return [a, b];
   }

@@ -292,7 +292,7 @@ describe("chat: providers, streaming, stop, errors, tabs, tools", { timeout: SUI
   test("two tabs on one session see the same stream live; the second tab stops it", async () => {
     await withContext(async (ctx) => {
       const { session, page: a } = await openSession(ctx, "fake-slow");
-      const b = await openApp(ctx, server, { hash: sessionHash(session.id), withToken: false });
+      const b = await openApp(ctx, server, { hash: sessionHash(session.id) });
       await waitSessionState(b, "idle");
       await recordStream(b);
 

@@ -1,6 +1,6 @@
-// Foundation (issue 2): `cairn serve` in real Chromium — the token, language, settings
-// broadcast between tabs, 401 without the token, 403 for a foreign Origin/Host, and a
-// localized validation error.
+// Foundation: `cairn serve` in real Chromium — the token, language, settings broadcast
+// between tabs, 401 without the token, 403 for a foreign Origin/Host, and a localized
+// validation error.
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
@@ -48,15 +48,13 @@ describe("foundation: cairn serve in Chromium", { timeout: SUITE_TIMEOUT_MS }, (
   test("opening the printed address with the token shows the ready app", async () => {
     await withContext(async (ctx) => {
       const page = await openApp(ctx, server);
-      // The token moved from the address into an HttpOnly cookie.
+      // The token moved from the address into the tab's session storage, and into no cookie.
       assert.ok(!page.url().includes("token="), `token still in the address: ${page.url()}`);
-      const cookies = await ctx.cookies(server.origin);
-      const cookie = cookies.find((c) => c.name === "cairn_token");
-      assert.ok(cookie, "no cairn_token cookie");
-      assert.equal(cookie.httpOnly, true);
+      assert.deepEqual(await ctx.cookies(), [], "the token must never be a cookie");
+      assert.equal(await page.evaluate(() => sessionStorage.getItem("cairn.token")), server.token);
       await page.getByTestId("open-settings").waitFor();
       assert.equal(await page.getByTestId("open-settings").innerText(), msg(en.common, "sidebar.settings"));
-      // A reload works on the cookie alone.
+      // A reload works on the kept token alone.
       await page.reload();
       await page.waitForSelector('body[data-ready="1"]');
       await screenshot(page, "01-ready");
@@ -101,7 +99,7 @@ describe("foundation: cairn serve in Chromium", { timeout: SUITE_TIMEOUT_MS }, (
   test("a theme change in one tab shows in a second tab without a reload", async () => {
     await withContext(async (ctx) => {
       const a = await openApp(ctx, server, { hash: GENERAL });
-      const b = await openApp(ctx, server, { hash: GENERAL, withToken: false });
+      const b = await openApp(ctx, server, { hash: GENERAL });
       await b.evaluate(() => {
         window.__e2eSameDocument = true;
       });
@@ -125,13 +123,13 @@ describe("foundation: cairn serve in Chromium", { timeout: SUITE_TIMEOUT_MS }, (
     });
   });
 
-  test("a request without the token gets 401", async () => {
+  test("a request without the token gets 401; the page without it carries no data", async () => {
     const cases = [
-      ["GET /", server.fetch("/")],
       ["GET /api/health", server.fetch("/api/health")],
       ["POST /api/GetSettings", server.fetch("/api/GetSettings", { method: "POST", body: "[]", headers: { "Content-Type": "application/json" } })],
       ["GET /api/events", server.fetch("/api/events")],
       ["wrong bearer", server.fetch("/api/health", { headers: { Authorization: "Bearer not-the-token" } })],
+      ["the token as a cookie", server.fetch("/api/health", { headers: { Cookie: `cairn_token=${server.token}` } })],
       ["wrong ?token=", server.fetch("/?token=not-the-token", { redirect: "manual" })],
     ];
     for (const [name, p] of cases) {
@@ -141,15 +139,30 @@ describe("foundation: cairn serve in Chromium", { timeout: SUITE_TIMEOUT_MS }, (
       assert.ok(!text.includes(server.token), `${name}: the answer contains the token`);
       if (name.includes("/api/")) assert.equal(JSON.parse(text).error?.code, "unauthorized", name);
     }
+    // The page itself needs no token (a reloaded tab has none in its address), but then it
+    // carries no call's answer: the settings are data.
+    await server.result("SetSetting", "chat.defaultSystemPrompt", "a private prompt");
+    try {
+      const bare = await server.fetch("/");
+      assert.equal(bare.status, 200);
+      assert.equal(bare.headers.get("set-cookie"), null);
+      const html = await bare.text();
+      assert.ok(!html.includes("a private prompt") && !html.includes('"GetSettings"'), "the page without the token carries data");
+      const withToken = await (await server.fetch(`/?token=${server.token}`)).text();
+      assert.ok(withToken.includes("a private prompt"), "the printed address carries the snapshot");
+    } finally {
+      await server.result("SetSetting", "chat.defaultSystemPrompt", "");
+    }
     // The same requests with the token succeed, so the 401s above are about the token.
     assert.equal((await server.fetch("/api/health", { headers: server.authHeaders() })).status, 200);
     assert.equal((await server.call("GetSettings")).status, 200);
 
-    // And in the browser: a new user agent without the cookie.
+    // And in the browser: a new user agent without the token sees why, not the app.
     await withContext(async (ctx) => {
       const page = await ctx.newPage();
       const res = await page.goto(server.origin + "/");
-      assert.equal(res?.status(), 401);
+      assert.equal(res?.status(), 200);
+      await page.waitForFunction((want) => document.body.innerText.includes(want), msg(en.errors, "unauthorized"));
       assert.equal(await page.locator('body[data-ready="1"]').count(), 0);
       await screenshot(page, "06-no-token-401");
     });

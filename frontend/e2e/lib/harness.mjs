@@ -186,7 +186,7 @@ export async function startServer(opts = {}) {
 }
 
 /**
- * A new browser context (its own cookies: a separate "window" of a separate user agent)
+ * A new browser context (its own storage: a separate "window" of a separate user agent)
  * with uncaught page errors collected in ctx.pageErrors.
  */
 export async function newContext(options = {}) {
@@ -203,12 +203,13 @@ export async function newContext(options = {}) {
 }
 
 /**
- * Opens the server's token URL (or, when ctx already holds the cookie, `hash` without it)
- * in a new page of ctx and waits for body[data-ready="1"].
+ * Opens the server's token URL (the address `serve` printed, with `hash`) in a new page of
+ * ctx and waits for body[data-ready="1"]. Every tab opens it: the page keeps the token in
+ * its own session storage, nowhere another tab or server could read it.
  */
-export async function openApp(ctx, server, { hash = "", withToken = true } = {}) {
+export async function openApp(ctx, server, { hash = "" } = {}) {
   const page = await ctx.newPage();
-  const target = withToken ? `${server.url}${hash}` : `${server.origin}/${hash}`;
+  const target = `${server.url}${hash}`;
   const res = await page.goto(target);
   try {
     await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });

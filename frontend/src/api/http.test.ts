@@ -1,37 +1,49 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { HttpTransport, tokenFromLocation, type EventSourceLike } from "./http";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { HttpTransport, SseParser, takeToken, TOKEN_KEY } from "./http";
 import type { CairnEvent } from "./types";
 
-class FakeEventSource implements EventSourceLike {
-  static instances: FakeEventSource[] = [];
-  readyState = 0;
-  closed = false;
-  onopen: EventSourceLike["onopen"] = null;
-  onmessage: EventSourceLike["onmessage"] = null;
-  onerror: EventSourceLike["onerror"] = null;
-  constructor(public url: string) {
-    FakeEventSource.instances.push(this);
+/**
+ * The server's side of the event streams a transport opens: fetch of /api/events answers
+ * with a body the test writes to (send) and ends (end), or with an error status.
+ */
+class FakeStreams {
+  streams: { init: RequestInit | undefined; controller: ReadableStreamDefaultController<Uint8Array>; aborted: boolean }[] = [];
+  /** Status of the next answers (200 unless set). */
+  status = 200;
+  readonly fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
+    if (String(url).endsWith("/api/events")) {
+      if (this.status !== 200) return new Response('{"error":{"code":"unauthorized"}}', { status: this.status });
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      const entry = { init, controller, aborted: false };
+      init?.signal?.addEventListener("abort", () => {
+        entry.aborted = true;
+        try {
+          controller.error(new DOMException("aborted", "AbortError"));
+        } catch {
+          /* already closed */
+        }
+      });
+      this.streams.push(entry);
+      return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+    }
+    return jsonResponse(200, { result: null });
+  });
+  last() {
+    return this.streams[this.streams.length - 1]!;
   }
-  open() {
-    this.readyState = 1;
-    this.onopen?.call(this as unknown as EventSource, new Event("open"));
+  send(data: unknown, raw = false, i = this.streams.length - 1) {
+    const text = raw ? String(data) : `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+    this.streams[i]!.controller.enqueue(new TextEncoder().encode(text));
   }
-  send(data: unknown) {
-    const text = typeof data === "string" ? data : JSON.stringify(data);
-    this.onmessage?.call(this as unknown as EventSource, new MessageEvent("message", { data: text }));
+  end(i = this.streams.length - 1) {
+    this.streams[i]!.controller.close();
   }
-  /** closed=false: the browser will retry by itself; closed=true: it gave up. */
-  fail(closed: boolean) {
-    this.readyState = closed ? 2 : 0;
-    this.onerror?.call(this as unknown as EventSource, new Event("error"));
-  }
-  close() {
-    this.closed = true;
-    this.readyState = 2;
-  }
-  static last() {
-    return FakeEventSource.instances[FakeEventSource.instances.length - 1]!;
-  }
+}
+
+/** Lets the transport's promise chains (fetch, body reads) run. */
+async function flush() {
+  for (let i = 0; i < 30; i++) await Promise.resolve();
 }
 
 function jsonResponse(status: number, body: unknown) {
@@ -41,25 +53,21 @@ function jsonResponse(status: number, body: unknown) {
   });
 }
 
-beforeEach(() => {
-  FakeEventSource.instances = [];
-});
-
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe("HttpTransport.call", () => {
-  it("POSTs the JSON array of arguments to /api/<Method> with credentials and returns result", async () => {
+  it("POSTs the JSON array of arguments to /api/<Method> without cookies and returns result", async () => {
     const fetch = vi.fn(async (_url: RequestInfo | URL, _init?: RequestInit) => jsonResponse(200, { result: { seq: 3 } }));
-    const t = new HttpTransport({ fetch: fetch as typeof globalThis.fetch, EventSource: FakeEventSource });
+    const t = new HttpTransport({ fetch: fetch as typeof globalThis.fetch });
     const got = await t.call<{ seq: number }>("SetSetting", "general.theme", "dark");
     expect(got).toEqual({ seq: 3 });
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0]!;
     expect(url).toBe("/api/SetSetting");
     expect(init?.method).toBe("POST");
-    expect(init?.credentials).toBe("same-origin");
+    expect(init?.credentials).toBe("omit");
     expect(JSON.parse(String(init?.body))).toEqual(["general.theme", "dark"]);
     expect((init?.headers as Record<string, string>)["Content-Type"]).toBe("application/json");
   });
@@ -122,113 +130,167 @@ describe("HttpTransport.call", () => {
 });
 
 describe("HttpTransport events", () => {
-  it("opens one EventSource at /api/events for all subscribers and delivers parsed events", () => {
-    const t = new HttpTransport({ EventSource: FakeEventSource });
+  it("reads one stream of /api/events with the token as a header, for all subscribers", async () => {
+    const f = new FakeStreams();
+    const t = new HttpTransport({ fetch: f.fetch as typeof fetch, token: "tok" });
     const a: CairnEvent[] = [];
     const b: CairnEvent[] = [];
     const offA = t.subscribe((e) => a.push(e));
     const offB = t.subscribe((e) => b.push(e));
-    expect(FakeEventSource.instances).toHaveLength(1);
-    const es = FakeEventSource.last();
-    expect(es.url).toBe("/api/events");
-    es.open();
-    es.send({ topic: "settings", seq: 4, type: "settings:changed", data: { values: {} }, time: 1 });
-    es.send("not json");
+    await flush();
+    expect(f.streams).toHaveLength(1);
+    const [url, init] = f.fetch.mock.calls[0]!;
+    expect(url).toBe("/api/events");
+    expect((init?.headers as Record<string, string>).Authorization).toBe("Bearer tok");
+    expect(init?.credentials).toBe("omit");
+    f.send({ topic: "settings", seq: 4, type: "settings:changed", data: { values: {} }, time: 1 });
+    f.send("not json");
+    await flush();
     expect(a).toEqual([{ topic: "settings", seq: 4, type: "settings:changed", data: { values: {} }, time: 1 }]);
     expect(b).toHaveLength(1);
     offA();
-    expect(es.closed).toBe(false);
+    expect(f.last().aborted).toBe(false);
     offB();
-    expect(es.closed).toBe(true);
+    expect(f.last().aborted).toBe(true);
   });
 
-  it("calls onReconnect on every stream's hello (sent once the server subscribed it)", () => {
-    const t = new HttpTransport({ EventSource: FakeEventSource });
+  it("calls onReconnect on every stream's hello (sent once the server subscribed it)", async () => {
+    vi.useFakeTimers();
+    const f = new FakeStreams();
+    const t = new HttpTransport({ fetch: f.fetch as typeof fetch, reconnectDelays: [100] });
     const reconnect = vi.fn();
     const got: CairnEvent[] = [];
     t.onReconnect(reconnect);
     t.subscribe((e) => got.push(e));
-    const es = FakeEventSource.last();
-    es.open();
+    await flush();
     expect(reconnect).not.toHaveBeenCalled(); // open alone: not yet subscribed server-side
-    es.send({ topic: "", seq: 0, type: "hello", time: 1 });
+    f.send({ topic: "", seq: 0, type: "hello", time: 1 });
+    await flush();
     expect(reconnect).toHaveBeenCalledTimes(1);
-    es.fail(false); // the browser retries the same EventSource…
-    expect(FakeEventSource.instances).toHaveLength(1);
-    es.open();
-    es.send({ topic: "", seq: 0, type: "hello", time: 2 }); // …and the new stream says hello
+    f.end(); // the server went away…
+    await flush();
+    await vi.advanceTimersByTimeAsync(100);
+    await flush();
+    expect(f.streams).toHaveLength(2);
+    f.send({ topic: "", seq: 0, type: "hello", time: 2 }); // …and the new stream says hello
+    await flush();
     expect(reconnect).toHaveBeenCalledTimes(2);
     expect(got).toEqual([]); // hello is the transport's business, not the stores'
   });
 
-  it("says it awaits the connection from opening the stream until its hello", () => {
+  it("says it awaits the connection from opening the stream until its hello", async () => {
     vi.useFakeTimers();
-    const t = new HttpTransport({ EventSource: FakeEventSource, reconnectDelays: [100] });
+    const f = new FakeStreams();
+    const t = new HttpTransport({ fetch: f.fetch as typeof fetch, reconnectDelays: [100] });
     expect(t.awaitingConnection()).toBe(false); // no stream: a store must load at once
     t.subscribe(() => {});
-    const first = FakeEventSource.last();
     expect(t.awaitingConnection()).toBe(true);
-    first.open();
+    await flush();
     expect(t.awaitingConnection()).toBe(true); // open is not subscribed yet
-    first.send({ topic: "", seq: 0, type: "hello" });
+    f.send({ topic: "", seq: 0, type: "hello" });
+    await flush();
     expect(t.awaitingConnection()).toBe(false);
-    first.fail(true);
+    f.end();
+    await flush();
     expect(t.awaitingConnection()).toBe(false); // down, and no hello due before the back-off
-    vi.advanceTimersByTime(100);
-    expect(FakeEventSource.instances).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(100);
+    await flush();
+    expect(f.streams).toHaveLength(2);
     expect(t.awaitingConnection()).toBe(true);
-    FakeEventSource.last().send({ topic: "", seq: 0, type: "hello" });
+    f.send({ topic: "", seq: 0, type: "hello" });
+    await flush();
     expect(t.awaitingConnection()).toBe(false);
   });
 
-  it("reopens a stream the browser gave up on, with back-off", () => {
+  it("reopens a stream that was refused or cut, with back-off, and ignores a dead stream", async () => {
     vi.useFakeTimers();
-    const t = new HttpTransport({ EventSource: FakeEventSource, reconnectDelays: [100, 1000] });
+    const f = new FakeStreams();
+    const t = new HttpTransport({ fetch: f.fetch as typeof fetch, reconnectDelays: [100, 1000] });
     const reconnect = vi.fn();
     t.onReconnect(reconnect);
     const got: CairnEvent[] = [];
     t.subscribe((e) => got.push(e));
-    const first = FakeEventSource.last();
-    first.open();
-    first.send({ topic: "", seq: 0, type: "hello" });
+    await flush();
+    f.send({ topic: "", seq: 0, type: "hello" });
+    await flush();
     expect(reconnect).toHaveBeenCalledTimes(1);
     reconnect.mockClear();
-    first.fail(true);
-    expect(first.closed).toBe(true);
-    vi.advanceTimersByTime(99);
-    expect(FakeEventSource.instances).toHaveLength(1);
-    vi.advanceTimersByTime(1);
-    expect(FakeEventSource.instances).toHaveLength(2);
-    const second = FakeEventSource.last();
-    second.fail(true); // still down: next delay is longer
-    vi.advanceTimersByTime(999);
-    expect(FakeEventSource.instances).toHaveLength(2);
-    vi.advanceTimersByTime(1);
-    expect(FakeEventSource.instances).toHaveLength(3);
-    const third = FakeEventSource.last();
-    third.open();
-    third.send({ topic: "", seq: 0, type: "hello" });
+    f.status = 401; // refused from now on
+    f.end();
+    await flush();
+    await vi.advanceTimersByTimeAsync(99);
+    expect(f.fetch).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(f.fetch).toHaveBeenCalledTimes(2); // refused: next delay is longer
+    await vi.advanceTimersByTimeAsync(999);
+    expect(f.fetch).toHaveBeenCalledTimes(2);
+    f.status = 200;
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(f.fetch).toHaveBeenCalledTimes(3);
+    f.send({ topic: "", seq: 0, type: "hello" });
+    f.send({ topic: "settings", seq: 10, type: "x" });
+    await flush();
     expect(reconnect).toHaveBeenCalledTimes(1);
-    // a late message from a dead stream is ignored
-    first.send({ topic: "settings", seq: 9, type: "x" });
-    third.send({ topic: "settings", seq: 10, type: "x" });
     expect(got.map((e) => e.seq)).toEqual([10]);
   });
 
-  it("does not reopen after the last subscriber left", () => {
+  it("does not reopen after the last subscriber left", async () => {
     vi.useFakeTimers();
-    const t = new HttpTransport({ EventSource: FakeEventSource, reconnectDelays: [10] });
+    const f = new FakeStreams();
+    const t = new HttpTransport({ fetch: f.fetch as typeof fetch, reconnectDelays: [10] });
     const off = t.subscribe(() => {});
-    FakeEventSource.last().fail(true);
+    await flush();
+    f.end();
     off();
-    vi.advanceTimersByTime(100);
-    expect(FakeEventSource.instances).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(f.fetch).toHaveBeenCalledTimes(1);
   });
 });
 
-describe("tokenFromLocation", () => {
-  it("reads ?token=", () => {
-    expect(tokenFromLocation({ search: "?token=abc&x=1" })).toBe("abc");
-    expect(tokenFromLocation({ search: "" })).toBeNull();
+describe("SseParser", () => {
+  it("joins data lines, skips comments and other fields, and takes any chunking", () => {
+    const got: string[] = [];
+    const p = new SseParser((d) => got.push(d));
+    const wire = 'retry: 2000\n\n: heartbeat\n\ndata: {"a":1}\n\ndata:x\ndata: y\r\n\r\nevent: other\nid: 3\ndata: z\n\n';
+    for (const ch of wire) p.push(ch); // one character at a time
+    expect(got).toEqual(['{"a":1}', "x\ny", "z"]);
+  });
+});
+
+describe("takeToken", () => {
+  function fakeWindow(href: string, stored: Record<string, string> = {}) {
+    const storage = new Map(Object.entries(stored));
+    const replaced: string[] = [];
+    const w = {
+      location: { href },
+      history: { state: null, replaceState: (_s: unknown, _t: string, url: string) => void replaced.push(url) },
+      sessionStorage: {
+        getItem: (k: string) => storage.get(k) ?? null,
+        setItem: (k: string, v: string) => void storage.set(k, v),
+      },
+    } as unknown as Window;
+    return { w, storage, replaced };
+  }
+
+  it("moves ?token= from the address into session storage, keeping the rest of the address", () => {
+    const { w, storage, replaced } = fakeWindow("http://127.0.0.1:9/?token=abc&x=1#/settings/general");
+    expect(takeToken(w)).toBe("abc");
+    expect(storage.get(TOKEN_KEY)).toBe("abc");
+    expect(replaced).toEqual(["/?x=1#/settings/general"]);
+  });
+
+  it("uses the kept token after a reload, and none when there is none", () => {
+    expect(takeToken(fakeWindow("http://127.0.0.1:9/#/x", { [TOKEN_KEY]: "kept" }).w)).toBe("kept");
+    const none = fakeWindow("http://127.0.0.1:9/");
+    expect(takeToken(none.w)).toBeNull();
+    expect(none.replaced).toEqual([]);
+  });
+
+  it("a new token in the address wins over the kept one", () => {
+    const { w, storage } = fakeWindow("http://127.0.0.1:9/?token=new", { [TOKEN_KEY]: "old" });
+    expect(takeToken(w)).toBe("new");
+    expect(storage.get(TOKEN_KEY)).toBe("new");
   });
 });

@@ -2,32 +2,20 @@ import { isAppError, toAppError, transportError, unknownError } from "./errors";
 import type { AppError, CairnEvent, Transport } from "./types";
 import { parseEvent } from "./wails";
 
-/** The part of EventSource the transport uses, so tests can pass a fake. */
-export interface EventSourceLike {
-  readonly readyState: number;
-  onopen: ((this: EventSource, ev: Event) => unknown) | null;
-  onmessage: ((this: EventSource, ev: MessageEvent) => unknown) | null;
-  onerror: ((this: EventSource, ev: Event) => unknown) | null;
-  close(): void;
-}
-
-export type EventSourceCtor = new (url: string, init?: EventSourceInit) => EventSourceLike;
-
 export interface HttpTransportOptions {
   /** Origin and path prefix of `cairn serve`; "" means the page's own origin. */
   baseUrl?: string;
+  /** Used for the calls and for the event stream. */
   fetch?: typeof fetch;
-  EventSource?: EventSourceCtor;
   /**
-   * Token from the page address (`?token=`), sent as a bearer header as well as the
-   * cookie the server set when the page was opened. EventSource relies on the cookie.
+   * The token `cairn serve` printed (takeToken), sent as `Authorization: Bearer` with every
+   * call and with the event stream. Never a cookie: a browser sends a host's cookies to
+   * every port of it, so any local web server the user opens would receive one.
    */
   token?: string | null;
   /** Back-off in ms between attempts to reopen a closed event stream; the last repeats. */
   reconnectDelays?: number[];
 }
-
-const CLOSED = 2;
 
 /**
  * First event of every `cairn serve` stream, sent once the server has subscribed this
@@ -36,45 +24,50 @@ const CLOSED = 2;
 export const HELLO = "hello";
 const DEFAULT_DELAYS = [500, 1000, 2000, 5000, 10000];
 
+/** One open (or opening) event stream; a stream that is no longer `conn` is ignored. */
+interface Stream {
+  abort: AbortController;
+  /** It said hello (it is subscribed to the bus). */
+  greeted: boolean;
+}
+
 /**
  * Transport for `cairn serve`: `POST /api/<Method>` with the JSON array of arguments, and
- * one Server-Sent Events stream at `/api/events` shared by every subscriber.
+ * one Server-Sent Events stream at `/api/events` shared by every subscriber. The stream is
+ * read with fetch rather than EventSource, which cannot send the token as a header.
  */
 export class HttpTransport implements Transport {
   readonly kind = "http" as const;
   private readonly base: string;
   private readonly fetchFn: typeof fetch;
-  private readonly ES: EventSourceCtor | undefined;
   private readonly token: string | null;
   private readonly delays: number[];
   private readonly handlers = new Set<(ev: CairnEvent) => void>();
   private readonly reconnectHandlers = new Set<() => void>();
-  private es: EventSourceLike | null = null;
+  private conn: Stream | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
-  /** The current stream said hello (it is subscribed to the bus). */
-  private greeted = false;
 
   constructor(opts: HttpTransportOptions = {}) {
     this.base = (opts.baseUrl ?? "").replace(/\/+$/, "");
     this.fetchFn = opts.fetch ?? ((...a: Parameters<typeof fetch>) => globalThis.fetch(...a));
-    this.ES = opts.EventSource ?? (globalThis.EventSource as EventSourceCtor | undefined);
     this.token = opts.token ?? null;
     this.delays = opts.reconnectDelays?.length ? opts.reconnectDelays : DEFAULT_DELAYS;
   }
 
+  private headers(accept: string): Record<string, string> {
+    const h: Record<string, string> = { Accept: accept };
+    if (this.token) h.Authorization = `Bearer ${this.token}`;
+    return h;
+  }
+
   async call<T>(method: string, ...args: unknown[]): Promise<T> {
-    const headers: Record<string, string> = {
-      "Content-Type": "application/json",
-      Accept: "application/json",
-    };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
       res = await this.fetchFn(`${this.base}/api/${encodeURIComponent(method)}`, {
         method: "POST",
-        credentials: "same-origin",
-        headers,
+        credentials: "omit",
+        headers: { ...this.headers("application/json"), "Content-Type": "application/json" },
         body: JSON.stringify(args),
       });
     } catch (e) {
@@ -120,46 +113,71 @@ export class HttpTransport implements Transport {
   }
 
   awaitingConnection(): boolean {
-    return this.es !== null && !this.greeted && this.es.readyState !== CLOSED;
+    return this.conn !== null && !this.conn.greeted;
   }
 
   private ensureStream(): void {
-    if (this.es || this.timer || !this.ES) return;
+    if (this.conn || this.timer) return;
     this.open();
   }
 
   private open(): void {
-    if (!this.ES) return;
-    const es = new this.ES(`${this.base}/api/events`);
-    this.es = es;
-    this.greeted = false;
-    es.onopen = () => {
-      if (this.es !== es) return;
+    const conn: Stream = { abort: new AbortController(), greeted: false };
+    this.conn = conn;
+    void this.read(conn).finally(() => {
+      if (this.conn !== conn) return; // stopped, or replaced
+      this.conn = null;
+      this.scheduleReopen();
+    });
+  }
+
+  /** Reads one stream until it ends or fails (an error status, a cut connection). */
+  private async read(conn: Stream): Promise<void> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(`${this.base}/api/events`, {
+        method: "GET",
+        credentials: "omit",
+        cache: "no-store",
+        headers: this.headers("text/event-stream"),
+        signal: conn.abort.signal,
+      });
+    } catch {
+      return;
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => {});
+      return;
+    }
+    const parser = new SseParser((data) => {
+      if (this.conn === conn) this.deliver(conn, data);
+    });
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || this.conn !== conn) break;
+        parser.push(decoder.decode(value, { stream: true }));
+      }
+    } catch {
+      /* cut: reopened by open() */
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  private deliver(conn: Stream, data: string): void {
+    const ev = parseEvent(data);
+    if (!ev) return;
+    if (ev.type === HELLO) {
+      // Sent on every (re)connection after the server subscribed the stream.
+      conn.greeted = true;
       this.attempt = 0;
-    };
-    es.onmessage = (m: MessageEvent) => {
-      if (this.es !== es) return;
-      const ev = parseEvent(m.data);
-      if (!ev) return;
-      if (ev.type === HELLO) {
-        // Sent on every (re)connection after the server subscribed the stream.
-        this.greeted = true;
-        for (const h of [...this.reconnectHandlers]) h();
-        return;
-      }
-      for (const h of [...this.handlers]) h(ev);
-    };
-    es.onerror = () => {
-      if (this.es !== es) return;
-      // While CONNECTING the browser retries by itself and fires onopen again. A CLOSED
-      // stream (e.g. an HTTP error status) is never retried by the browser: we do it.
-      if (es.readyState === CLOSED) {
-        es.close();
-        this.es = null;
-        this.greeted = false;
-        this.scheduleReopen();
-      }
-    };
+      for (const h of [...this.reconnectHandlers]) h();
+      return;
+    }
+    for (const h of [...this.handlers]) h(ev);
   }
 
   private scheduleReopen(): void {
@@ -168,17 +186,57 @@ export class HttpTransport implements Transport {
     this.attempt++;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (this.handlers.size > 0 && !this.es) this.open();
+      if (this.handlers.size > 0 && !this.conn) this.open();
     }, delay);
   }
 
   private stopStream(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.es?.close();
-    this.es = null;
-    this.greeted = false;
+    const conn = this.conn;
+    this.conn = null;
+    conn?.abort.abort();
     this.attempt = 0;
+  }
+}
+
+/**
+ * The Server-Sent Events wire format, fed in arbitrary pieces: each event's `data:` lines,
+ * joined by newlines, go to onData at the blank line that ends it. Comments (the server's
+ * heartbeat), `retry:` and other fields carry no event.
+ */
+export class SseParser {
+  private buf = "";
+  private data: string[] = [];
+
+  constructor(private readonly onData: (data: string) => void) {}
+
+  push(chunk: string): void {
+    this.buf += chunk;
+    for (;;) {
+      const nl = this.buf.indexOf("\n");
+      if (nl < 0) return;
+      const line = this.buf.slice(0, nl).replace(/\r$/, "");
+      this.buf = this.buf.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  private line(line: string): void {
+    if (line === "") {
+      if (this.data.length > 0) {
+        const data = this.data.join("\n");
+        this.data = [];
+        this.onData(data);
+      }
+      return;
+    }
+    if (line.startsWith(":")) return;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") this.data.push(value);
   }
 }
 
@@ -203,10 +261,41 @@ function httpError(status: number, body: unknown, text: string): AppError {
   return unknownError(snippet ? `HTTP ${status}: ${snippet}` : `HTTP ${status}`);
 }
 
-/** Reads `?token=` from the page address (how `cairn serve` prints its URL). */
-export function tokenFromLocation(loc: Pick<Location, "search"> = window.location): string | null {
+/** Where a tab keeps the token once it moved out of the address. */
+export const TOKEN_KEY = "cairn.token";
+
+/**
+ * The token of this tab: the address's `?token=` (how `cairn serve` prints its URL), which
+ * is then kept in the tab's session storage, per origin, so a reload still has it, and
+ * taken out of the address (history.replaceState), so it is neither in the history nor in
+ * what the user copies; else the one the tab kept. Null when there is none: calls are then
+ * refused (errors.unauthorized), and the page carries no data.
+ */
+export function takeToken(w: Pick<Window, "location" | "history" | "sessionStorage"> = window): string | null {
+  let fromUrl: string | null = null;
+  let url: URL | null = null;
   try {
-    return new URLSearchParams(loc.search).get("token");
+    url = new URL(w.location.href);
+    fromUrl = url.searchParams.get("token");
+  } catch {
+    url = null;
+  }
+  if (fromUrl && url) {
+    try {
+      w.sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    } catch {
+      /* storage off: the token lives in memory, until a reload */
+    }
+    url.searchParams.delete("token");
+    try {
+      w.history.replaceState(w.history.state, "", url.pathname + url.search + url.hash);
+    } catch {
+      /* a history that refuses: the address keeps it, the app still works */
+    }
+    return fromUrl;
+  }
+  try {
+    return w.sessionStorage.getItem(TOKEN_KEY);
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { HttpTransport, tokenFromLocation } from "./http";
+import { HttpTransport, takeToken } from "./http";
 import { withPageCalls } from "./page";
 import type { Transport } from "./types";
 import { WailsTransport, hasWailsBindings } from "./wails";
@@ -9,6 +9,6 @@ import { WailsTransport, hasWailsBindings } from "./wails";
  * from there.
  */
 export function detectTransport(w: Window = window, pageCalls: Record<string, unknown> = {}): Transport {
-  const t = hasWailsBindings(w) ? new WailsTransport(w) : new HttpTransport({ token: tokenFromLocation(w.location) });
+  const t = hasWailsBindings(w) ? new WailsTransport(w) : new HttpTransport({ token: takeToken(w) });
   return withPageCalls(t, pageCalls);
 }
