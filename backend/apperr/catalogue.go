@@ -62,6 +62,12 @@ const (
 	SessionBusy          Code = "session_busy"
 	MessageNotFound      Code = "message_not_found"
 
+	// A provider that stalls, and requests a provider rejects for a reason Cairn can fix.
+	ModelFirstByteTimeout       Code = "model_first_byte_timeout"
+	ModelStreamStalled          Code = "model_stream_stalled"
+	ModelReasoningRequired      Code = "model_reasoning_required"
+	ModelReasoningOptionRefused Code = "model_reasoning_option_refused"
+
 	// The tool system (TOOL-1..5).
 	ToolNotFound        Code = "tool_not_found"
 	ToolArgsInvalidJSON Code = "tool_args_invalid_json"
@@ -156,6 +162,11 @@ var catalogue = map[Code]def{
 	SessionNotFound:      {},
 	SessionBusy:          {},
 	MessageNotFound:      {},
+
+	ModelFirstByteTimeout:       {action: retry},
+	ModelStreamStalled:          {action: retry},
+	ModelReasoningRequired:      {action: openSettings("providers")},
+	ModelReasoningOptionRefused: {action: openSettings("providers")},
 
 	ToolNotFound:        {},
 	ToolArgsInvalidJSON: {},

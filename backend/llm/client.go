@@ -22,6 +22,9 @@ type Message struct {
 	Content    string     `json:"content,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`  // assistant
 	ToolCallID string     `json:"toolCallId,omitempty"` // tool
+	// Reasoning is what the model reasoned before this assistant message. The client
+	// sends it back only where the provider's dialect needs it (ReasoningBack).
+	Reasoning string `json:"reasoning,omitempty"`
 }
 
 // Roles.
@@ -55,6 +58,13 @@ type Request struct {
 	Temperature *float64
 	// MaxTokens bounds the answer (0 = the provider's default).
 	MaxTokens int
+	// Reasoning is the reasoning choice, sent in the fields of the provider's dialect
+	// and only to providers that have them.
+	Reasoning Reasoning
+	// FirstByteTimeout ends a request whose answer has not started within it, and
+	// IdleTimeout a stream that sends nothing for that long (0 = no limit).
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
 }
 
 // Usage is the token usage of one call (or the sum of several).
@@ -120,12 +130,20 @@ var DefaultRetry = RetryPolicy{Max: 3, Base: time.Second, Cap: 20 * time.Second}
 
 // Client calls one provider.
 type Client struct {
-	oc     *openai.Client
-	t      target
-	retry  RetryPolicy
-	client *http.Client
-	key    string
+	oc      *openai.Client
+	t       target
+	retry   RetryPolicy
+	client  *http.Client
+	key     string
+	dialect Dialect
 }
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithDialect makes the client speak a provider's dialect (reasoning sent back, reasoning
+// controls).
+func WithDialect(d Dialect) ClientOption { return func(c *Client) { c.dialect = d } }
 
 // NewHTTPClient returns the http.Client Cairn uses for providers: no overall timeout
 // (answers stream for minutes), bounded dial and TLS set-up, and a transport that keeps
@@ -141,14 +159,18 @@ func NewHTTPClient() *http.Client {
 
 // NewClient returns a client for baseURL with key ("" sends no Authorization header).
 // httpClient should come from NewHTTPClient so Retry-After is honoured.
-func NewClient(httpClient *http.Client, providerID, baseURL, key string, retry RetryPolicy) *Client {
+func NewClient(httpClient *http.Client, providerID, baseURL, key string, retry RetryPolicy, opts ...ClientOption) *Client {
 	cfg := openai.DefaultConfig(key)
 	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	cfg.HTTPClient = httpClient
+	cfg.HTTPClient = wireDoer{next: httpClient}
 	// SSE comments (": keep-alive", OpenRouter's ": PROCESSING") count as empty messages in
 	// go-openai; a slow reasoning model can send many of them.
 	cfg.EmptyMessagesLimit = 1 << 20
-	return &Client{oc: openai.NewClientWithConfig(cfg), t: target{providerID: providerID, baseURL: cfg.BaseURL}, retry: retry, client: httpClient, key: key}
+	c := &Client{oc: openai.NewClientWithConfig(cfg), t: target{providerID: providerID, baseURL: cfg.BaseURL}, retry: retry, client: httpClient, key: key}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // respMeta is filled by metaTransport with what the error types of go-openai drop.
@@ -189,7 +211,9 @@ func (t *metaTransport) CloseIdleConnections() {
 	}
 }
 
-func (c *Client) build(req Request) openai.ChatCompletionRequest {
+// build turns req into go-openai's request and the fields go-openai cannot express,
+// which the wire doer adds to the body (bodyPatch).
+func (c *Client) build(req Request) (openai.ChatCompletionRequest, *bodyPatch) {
 	out := openai.ChatCompletionRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -204,11 +228,18 @@ func (c *Client) build(req Request) openai.ChatCompletionRequest {
 		}
 		out.Temperature = t
 	}
-	for _, m := range req.Messages {
+	patch := &bodyPatch{fields: reasoningFields(c.dialect.Reasoning, req.Reasoning)}
+	for i, m := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		if c.dialect.ReasoningBack == ReasoningBackToolCalls && m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+			if patch.reasoning == nil {
+				patch.reasoning = map[int]string{}
+			}
+			patch.reasoning[i] = m.Reasoning
 		}
 		out.Messages = append(out.Messages, om)
 	}
@@ -220,31 +251,30 @@ func (c *Client) build(req Request) openai.ChatCompletionRequest {
 		out.Tools = append(out.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: params}})
 	}
-	return out
+	return out, patch
 }
 
 // Stream runs one streaming chat completion, calling h as deltas arrive. Rate-limited
 // requests are retried per the policy before any data arrives. Errors are *apperr.Error
-// (Canceled wrapping context.Canceled when ctx ends); the Result then holds what arrived.
+// (Canceled wrapping context.Canceled when ctx ends; a timeout when the provider stalls
+// past req's limits); the Result then holds what arrived.
 func (c *Client) Stream(ctx context.Context, req Request, h Handler) (Result, error) {
 	t := c.t
 	t.model = req.Model
-	oreq := c.build(req)
+	oreq, patch := c.build(req)
+	t.sent = patch.fieldNames()
 	var res Result
 	for attempt := 0; ; attempt++ {
-		meta := &respMeta{}
-		stream, err := c.oc.CreateChatCompletionStream(context.WithValue(ctx, metaKey{}, meta), oreq)
-		if err == nil {
-			err = c.consume(ctx, stream, t, h, &res)
-			return res, err
+		err := c.attempt(ctx, req, oreq, patch, t, h, &res)
+		if err == nil || err.meta == nil {
+			return res, err.asError()
 		}
-		ae := mapError(ctx, err, meta, t)
-		wait, ok := c.backoff(ae, meta, attempt)
+		wait, ok := c.backoff(err.ae, err.meta, attempt)
 		if !ok {
-			return res, ae
+			return res, err.ae
 		}
 		if h.Retry != nil {
-			h.Retry(RetryInfo{Attempt: attempt + 1, Wait: wait, Err: ae})
+			h.Retry(RetryInfo{Attempt: attempt + 1, Wait: wait, Err: err.ae})
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -255,6 +285,46 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handler) (Result, er
 		}
 		res.Retries++
 	}
+}
+
+// attemptError is how one attempt failed; meta is set when the request failed before
+// any stream data, so a retry may follow.
+type attemptError struct {
+	ae   *apperr.Error
+	meta *respMeta
+}
+
+func (e *attemptError) asError() error {
+	if e == nil {
+		return nil
+	}
+	return e.ae
+}
+
+// attempt sends the request once and consumes its stream, under the watchdog of req's
+// timeouts.
+func (c *Client) attempt(ctx context.Context, req Request, oreq openai.ChatCompletionRequest, patch *bodyPatch, t target, h Handler, res *Result) *attemptError {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := startWatchdog(req.FirstByteTimeout, req.IdleTimeout, cancel)
+	defer wd.stop()
+	meta := &respMeta{}
+	actx = context.WithValue(context.WithValue(context.WithValue(actx, metaKey{}, meta), patchKey{}, patch), watchdogKey{}, wd)
+	stream, err := c.oc.CreateChatCompletionStream(actx, oreq)
+	if err != nil {
+		if te := timeoutError(ctx, actx, t, req); te != nil {
+			return &attemptError{ae: te}
+		}
+		return &attemptError{ae: mapError(actx, err, meta, t), meta: meta}
+	}
+	err = c.consume(actx, stream, t, h, res)
+	if te := timeoutError(ctx, actx, t, req); te != nil {
+		return &attemptError{ae: te}
+	}
+	if err != nil {
+		return &attemptError{ae: apperr.From(err)}
+	}
+	return nil
 }
 
 // backoff says whether and how long to wait before retrying after ae.
@@ -306,28 +376,7 @@ func (c *Client) consume(ctx context.Context, stream *openai.ChatCompletionStrea
 			if choice.Index != 0 {
 				continue
 			}
-			d := choice.Delta
-			if r := d.reasoning(); r != "" {
-				reasoning.WriteString(r)
-				if h.Reasoning != nil {
-					h.Reasoning(r)
-				}
-			}
-			if d.Content != "" {
-				text.WriteString(d.Content)
-				if h.Text != nil {
-					h.Text(d.Content)
-				}
-			}
-			for pos, tc := range d.ToolCalls {
-				call, frag, first := acc.add(pos, tc)
-				if h.ToolCall != nil {
-					h.ToolCall(call, frag, first)
-				}
-			}
-			if choice.FinishReason != "" {
-				res.FinishReason = choice.FinishReason
-			}
+			apply(choice, h, &acc, &text, &reasoning, res)
 		}
 	}
 	if ctx.Err() != nil {
@@ -337,4 +386,34 @@ func (c *Client) consume(ctx context.Context, stream *openai.ChatCompletionStrea
 		return apperr.New(apperr.ModelStreamMalformed, "stream from %s ended before the model finished (no finish_reason)", t.baseURL)
 	}
 	return nil
+}
+
+// apply adds one choice of a chunk to what arrived and tells the handler.
+func apply(ch choice, h Handler, acc *accumulator, text, reasoning *strings.Builder, res *Result) {
+	d := ch.Delta
+	if r := d.reasoning(); r != "" {
+		reasoning.WriteString(r)
+		if h.Reasoning != nil {
+			h.Reasoning(r)
+		}
+	}
+	if s := d.Content.text; s != "" {
+		text.WriteString(s)
+		if h.Text != nil {
+			h.Text(s)
+		}
+	}
+	for pos, tc := range d.ToolCalls {
+		call, frag, first := acc.add(pos, tc)
+		if h.ToolCall != nil {
+			h.ToolCall(call, frag, first)
+		}
+	}
+	if ch.FinishReason != "" {
+		res.FinishReason = ch.FinishReason
+	}
+	if ch.Usage != nil && (res.Usage == nil || ch.Usage.TotalTokens > 0 || ch.Usage.PromptTokens > 0) {
+		u := ch.Usage.usage()
+		res.Usage = &u
+	}
 }

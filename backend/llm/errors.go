@@ -36,12 +36,17 @@ type target struct {
 	providerID string
 	baseURL    string
 	model      string
+	sent       []string // the provider-specific fields the request carried
 }
 
 var (
 	reContextTooLong = regexp.MustCompile(`(?i)context[ _-]?length|maximum context|context window|too many tokens|reduce the length|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context)|token limit`)
 	reToolsUnsupp    = regexp.MustCompile(`(?i)does not support (tools|tool|function)|(tools?|function[ _-]?call(ing|s)?|tool[ _-]?(use|call(ing|s)?)) (is |are )?not supported|not support(ed)? (tools|function[ _-]?call)|unsupported.{0,20}\btools?\b|\btools?\b.{0,20}unsupported`)
-	reModelMissing   = regexp.MustCompile(`(?i)model.{0,80}(not found|does not exist|not exist|unknown|invalid model)|model_not_found|no such model|unknown model|invalid model`)
+	// DeepSeek's thinking mode: "The `reasoning_content` in the thinking mode must be passed
+	// back to the API." and "Missing `reasoning_content` field in the assistant message at
+	// message index 2."
+	reReasoningBack = regexp.MustCompile("(?i)reasoning[_ ]content`?.{0,40}must be passed back|missing `?reasoning[_ ]content")
+	reModelMissing  = regexp.MustCompile(`(?i)model.{0,80}(not found|does not exist|not exist|unknown|invalid model)|model_not_found|no such model|unknown model|invalid model`)
 )
 
 // classify turns a provider failure into the apperr the user sees.
@@ -74,6 +79,11 @@ func classify(f failure, t target) *apperr.Error {
 			secs = int(math.Ceil(f.retryAfter.Seconds()))
 		}
 		return apperr.New(apperr.ModelRateLimited, "%s", detail).WithParam("retryAfter", secs)
+	case reReasoningBack.MatchString(msg):
+		return withProvider(apperr.New(apperr.ModelReasoningRequired, "%s", detail).WithParam("model", t.model))
+	case f.status >= 400 && f.status < 500 && refusedField(msg, t.sent) != "":
+		return withProvider(apperr.New(apperr.ModelReasoningOptionRefused, "%s", detail).
+			WithParam("field", refusedField(msg, t.sent)).WithParam("model", t.model).WithParam("message", shorten(msg, 300)))
 	case code == "context_length_exceeded" || f.status == http.StatusRequestEntityTooLarge || reContextTooLong.MatchString(msg):
 		return apperr.New(apperr.ModelContextTooLong, "%s", detail).WithParam("model", t.model)
 	case reToolsUnsupp.MatchString(msg):
@@ -89,6 +99,17 @@ func classify(f failure, t target) *apperr.Error {
 	default:
 		return apperr.New(apperr.ModelBadRequest, "%s", detail).WithParam("message", msg)
 	}
+}
+
+// refusedField is the reasoning control Cairn sent that a rejection names, or "".
+func refusedField(msg string, sent []string) string {
+	low := strings.ToLower(msg)
+	for _, f := range sent {
+		if strings.Contains(low, f) {
+			return f
+		}
+	}
+	return ""
 }
 
 // mapError maps an error of a request (before any stream data) to an apperr. meta holds
@@ -144,11 +165,16 @@ func mapStreamError(ctx context.Context, err error, t target) *apperr.Error {
 	return apperr.Wrap(err, apperr.ModelStreamMalformed, "stream from %s failed", t.baseURL)
 }
 
-func unreachable(err error, t target) *apperr.Error {
-	host := t.baseURL
-	if u, perr := url.Parse(t.baseURL); perr == nil && u.Host != "" {
-		host = u.Scheme + "://" + u.Host
+// hostURL is a base URL's scheme and host, the part an error names.
+func hostURL(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		return u.Scheme + "://" + u.Host
 	}
+	return baseURL
+}
+
+func unreachable(err error, t target) *apperr.Error {
+	host := hostURL(t.baseURL)
 	var ue *url.Error
 	if errors.As(err, &ue) && !isNetError(ue.Err) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme") {
 		return apperr.Wrap(err, apperr.ProviderInvalid, "bad base URL %s", t.baseURL).

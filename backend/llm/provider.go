@@ -5,6 +5,8 @@
 package llm
 
 import (
+	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -18,6 +20,136 @@ type Preset struct {
 	KeyURL   string `json:"keyUrl,omitempty"` // where to get a key
 	// Models is a suggested starting list; FetchModels replaces it with the real one.
 	Models []Model `json:"models,omitempty"`
+	// Dialect is what the provider's API needs beyond the OpenAI wire format.
+	Dialect Dialect `json:"dialect"`
+}
+
+// Dialect is what a provider's API needs beyond the plain OpenAI wire format: whether a
+// model's reasoning goes back in later requests, and which request fields control
+// reasoning. It is a property of the provider, so the agent loop never special-cases one.
+type Dialect struct {
+	// ReasoningBack says where reasoning goes back in later requests ("" = never).
+	ReasoningBack string `json:"reasoningBack,omitempty"`
+	// Reasoning is the family of request fields that control reasoning ("" = none).
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// ReasoningBackToolCalls sends every assistant message with tool calls back with its
+// reasoning_content, an empty one included, and never a plain answer's: DeepSeek's
+// thinking mode answers 400 without it, and its older reasoner refused it elsewhere.
+const ReasoningBackToolCalls = "tool-calls"
+
+// Reasoning control families: the request fields a provider reads.
+const (
+	ReasoningDeepSeek   = "deepseek"   // thinking {type}, reasoning_effort
+	ReasoningQwen       = "qwen"       // enable_thinking, thinking_budget
+	ReasoningOpenRouter = "openrouter" // reasoning {effort | max_tokens}
+	ReasoningOpenAI     = "openai"     // reasoning_effort
+	ReasoningZhipu      = "zhipu"      // thinking {type}
+)
+
+// Reasoning effort values a model or a conversation can pick; "" is the provider's
+// default. Each family accepts some of them (ReasoningControls).
+const (
+	EffortOff     = "off"
+	EffortOn      = "on"
+	EffortMinimal = "minimal"
+	EffortLow     = "low"
+	EffortMedium  = "medium"
+	EffortHigh    = "high"
+	EffortXHigh   = "xhigh"
+	EffortMax     = "max"
+)
+
+// ReasoningControls is what a provider lets a user choose about reasoning.
+type ReasoningControls struct {
+	Efforts []string `json:"efforts,omitempty"` // in display order
+	Budget  bool     `json:"budget,omitempty"`  // a token budget for reasoning
+}
+
+// Controls returns the reasoning choices of a family (none for "").
+func (d Dialect) Controls() ReasoningControls {
+	switch d.Reasoning {
+	case ReasoningDeepSeek:
+		return ReasoningControls{Efforts: []string{EffortOff, EffortLow, EffortHigh, EffortMax}}
+	case ReasoningQwen:
+		return ReasoningControls{Efforts: []string{EffortOff, EffortOn}, Budget: true}
+	case ReasoningOpenRouter:
+		return ReasoningControls{Efforts: []string{EffortOff, EffortMinimal, EffortLow, EffortMedium, EffortHigh, EffortXHigh}, Budget: true}
+	case ReasoningOpenAI:
+		return ReasoningControls{Efforts: []string{EffortMinimal, EffortLow, EffortMedium, EffortHigh}}
+	case ReasoningZhipu:
+		return ReasoningControls{Efforts: []string{EffortOff, EffortOn}}
+	}
+	return ReasoningControls{}
+}
+
+// Reasoning is a model's or a conversation's reasoning choice; zero values leave the
+// provider's default.
+type Reasoning struct {
+	Effort string `json:"effort,omitempty"`
+	Budget int    `json:"budget,omitempty"` // tokens; 0 = the provider's default
+}
+
+// Over returns r with the fields o sets replaced (a conversation over its model).
+func (r Reasoning) Over(o Reasoning) Reasoning {
+	if o.Effort != "" {
+		r.Effort = o.Effort
+	}
+	if o.Budget != 0 {
+		r.Budget = o.Budget
+	}
+	return r
+}
+
+// MaxReasoningBudget bounds a reasoning budget (tokens).
+const MaxReasoningBudget = 1 << 20
+
+// CheckReasoning says why r is not a valid choice, or "" when it is.
+func CheckReasoning(r Reasoning) string {
+	switch r.Effort {
+	case "", EffortOff, EffortOn, EffortMinimal, EffortLow, EffortMedium, EffortHigh, EffortXHigh, EffortMax:
+	default:
+		return fmt.Sprintf("unknown reasoning effort %q", shorten(r.Effort, 40))
+	}
+	if r.Budget < 0 || r.Budget > MaxReasoningBudget {
+		return fmt.Sprintf("the reasoning budget must be between 0 and %d tokens", MaxReasoningBudget)
+	}
+	return ""
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// DialectFor is the dialect of a provider: its preset's, or for a custom endpoint the
+// dialect of the preset whose host it points at (a DeepSeek URL entered by hand still
+// needs its reasoning sent back).
+func DialectFor(preset, baseURL string) Dialect {
+	if p, ok := PresetByID(preset); ok && p.ID != PresetCustom {
+		return p.Dialect
+	}
+	host := hostOf(baseURL)
+	if host == "" {
+		return Dialect{}
+	}
+	for _, p := range Presets() {
+		if p.BaseURL != "" && hostOf(p.BaseURL) == host {
+			return p.Dialect
+		}
+	}
+	return Dialect{}
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }
 
 // PresetCustom is the preset id of any other OpenAI-compatible endpoint.
@@ -28,16 +160,21 @@ func Presets() []Preset {
 	m := func(id string) Model { return GuessModel(id) }
 	return []Preset{
 		{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", NeedsKey: true, KeyURL: "https://platform.openai.com/api-keys",
-			Models: []Model{m("gpt-4.1"), m("gpt-4.1-mini"), m("gpt-4o"), m("o4-mini")}},
+			Dialect: Dialect{Reasoning: ReasoningOpenAI},
+			Models:  []Model{m("gpt-4.1"), m("gpt-4.1-mini"), m("gpt-4o"), m("o4-mini")}},
 		{ID: "deepseek", Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", NeedsKey: true, KeyURL: "https://platform.deepseek.com/api_keys",
-			Models: []Model{m("deepseek-chat"), m("deepseek-reasoner")}},
-		{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true, KeyURL: "https://openrouter.ai/keys"},
+			Dialect: Dialect{ReasoningBack: ReasoningBackToolCalls, Reasoning: ReasoningDeepSeek},
+			Models:  []Model{m("deepseek-chat"), m("deepseek-reasoner")}},
+		{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true, KeyURL: "https://openrouter.ai/keys",
+			Dialect: Dialect{Reasoning: ReasoningOpenRouter}},
 		{ID: "moonshot", Name: "Moonshot (Kimi)", BaseURL: "https://api.moonshot.cn/v1", NeedsKey: true, KeyURL: "https://platform.moonshot.cn/console/api-keys",
 			Models: []Model{m("kimi-k2-0905-preview"), m("moonshot-v1-128k")}},
 		{ID: "zhipu", Name: "Zhipu GLM", BaseURL: "https://open.bigmodel.cn/api/paas/v4", NeedsKey: true, KeyURL: "https://open.bigmodel.cn/usercenter/apikeys",
-			Models: []Model{m("glm-4.5"), m("glm-4.5-air"), m("glm-4v-plus")}},
+			Dialect: Dialect{Reasoning: ReasoningZhipu},
+			Models:  []Model{m("glm-4.5"), m("glm-4.5-air"), m("glm-4v-plus")}},
 		{ID: "qwen", Name: "Qwen (DashScope)", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", NeedsKey: true, KeyURL: "https://dashscope.console.aliyun.com/apiKey",
-			Models: []Model{m("qwen-plus"), m("qwen-max"), m("qwen-turbo"), m("qwen-vl-max")}},
+			Dialect: Dialect{Reasoning: ReasoningQwen},
+			Models:  []Model{m("qwen-plus"), m("qwen-max"), m("qwen-turbo"), m("qwen-vl-max")}},
 		{ID: "siliconflow", Name: "SiliconFlow", BaseURL: "https://api.siliconflow.cn/v1", NeedsKey: true, KeyURL: "https://cloud.siliconflow.cn/account/ak",
 			Models: []Model{m("deepseek-ai/DeepSeek-V3"), m("Qwen/Qwen2.5-72B-Instruct")}},
 		{ID: "ollama", Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", NeedsKey: false},
@@ -65,6 +202,15 @@ type Model struct {
 	Vision        bool   `json:"vision"`
 	Reasoning     bool   `json:"reasoning"`
 	Source        string `json:"source"` // "fetched" | "manual" | "preset"
+	// ReasoningEffort and ReasoningBudget are the user's reasoning choice for the model,
+	// sent only to providers whose dialect has the control ("" / 0 = the default).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	ReasoningBudget int    `json:"reasoningBudget,omitempty"`
+}
+
+// ReasoningChoice is the model's reasoning choice.
+func (m Model) ReasoningChoice() Reasoning {
+	return Reasoning{Effort: m.ReasoningEffort, Budget: m.ReasoningBudget}
 }
 
 // Model sources.
@@ -86,8 +232,12 @@ type Provider struct {
 	NeedsKey     bool    `json:"needsKey"`
 	KeySet       bool    `json:"keySet"`
 	KeyLast4     string  `json:"keyLast4,omitempty"`
-	CreatedAt    int64   `json:"createdAt"`
-	UpdatedAt    int64   `json:"updatedAt"`
+	// Dialect and ReasoningControls follow from the preset and base URL (DialectFor);
+	// they are filled in when the provider is read, never stored.
+	Dialect           Dialect           `json:"dialect"`
+	ReasoningControls ReasoningControls `json:"reasoningControls"`
+	CreatedAt         int64             `json:"createdAt"`
+	UpdatedAt         int64             `json:"updatedAt"`
 }
 
 // Model returns the provider's entry for id, or a guessed one when the user typed a model

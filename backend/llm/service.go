@@ -94,6 +94,8 @@ func scanProvider(sc interface{ Scan(...any) error }) (Provider, error) {
 	if pr, ok := PresetByID(p.Preset); ok {
 		p.NeedsKey = pr.NeedsKey
 	}
+	p.Dialect = DialectFor(p.Preset, p.BaseURL)
+	p.ReasoningControls = p.Dialect.Controls()
 	return p, nil
 }
 
@@ -189,6 +191,9 @@ func normalizeModels(in []Model) ([]Model, error) {
 		}
 		if m.Source == "" {
 			m.Source = SourceManual
+		}
+		if why := CheckReasoning(m.ReasoningChoice()); why != "" {
+			return nil, invalid(fmt.Sprintf("model %s: %s", m.ID, why))
 		}
 		seen[m.ID] = true
 		out = append(out, m)
@@ -390,7 +395,7 @@ func (s *Service) Resolve(ctx context.Context, providerRef, model string) (Targe
 	if !ok && p.NeedsKey {
 		return Target{}, apperr.New(apperr.ProviderKeyMissing, "provider %s has no API key", p.Name).WithParam("name", p.Name).WithParam("providerId", p.ID)
 	}
-	return Target{Client: NewClient(s.http, p.ID, p.BaseURL, key, s.retry), Provider: p, Model: p.Model(model)}, nil
+	return Target{Client: NewClient(s.http, p.ID, p.BaseURL, key, s.retry, WithDialect(p.Dialect)), Provider: p, Model: p.Model(model)}, nil
 }
 
 func (s *Service) first(ctx context.Context) (Provider, error) {

@@ -3,36 +3,109 @@ package llm
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // chunk is one streamed chat-completion chunk, decoded by Cairn rather than go-openai so
-// that the reasoning field of every provider family is read ("reasoning_content" for
-// DeepSeek/Qwen/GLM, "reasoning" for OpenRouter and vLLM) and a tool call without an
-// index is still accepted.
+// that every provider's shape is read: the reasoning field of each family
+// ("reasoning_content" for DeepSeek/Qwen/GLM/Kimi, "reasoning" for OpenRouter, Ollama and
+// vLLM), content as a string or as a list of typed parts (Mistral's thinking models), a
+// tool call without an index, and usage at the top level or inside a choice (some
+// Moonshot models).
 type chunk struct {
-	Choices []struct {
-		Index        int    `json:"index"`
-		Delta        delta  `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *wireUsage       `json:"usage"`
-	Error *openai.APIError `json:"error"`
+	Choices []choice         `json:"choices"`
+	Usage   *wireUsage       `json:"usage"`
+	Error   *openai.APIError `json:"error"`
+}
+
+type choice struct {
+	Index        int        `json:"index"`
+	Delta        delta      `json:"delta"`
+	FinishReason string     `json:"finish_reason"`
+	Usage        *wireUsage `json:"usage"`
 }
 
 type delta struct {
-	Content          string          `json:"content"`
+	Content          content         `json:"content"`
 	ReasoningContent string          `json:"reasoning_content"`
 	Reasoning        string          `json:"reasoning"`
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
 }
 
 func (d delta) reasoning() string {
-	if d.ReasoningContent != "" {
-		return d.ReasoningContent
+	r := d.ReasoningContent
+	if r == "" {
+		r = d.Reasoning
 	}
-	return d.Reasoning
+	return r + d.Content.thinking
+}
+
+// content is delta.content: a string (or null), or a list of parts where "text" parts
+// are answer text and "thinking" parts (whose "thinking" is itself a list of text parts,
+// or a string) are reasoning. Parts of other types (references, images) are skipped.
+type content struct {
+	text, thinking string
+}
+
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+func (c *content) UnmarshalJSON(b []byte) error {
+	*c = content{}
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil
+	case b[0] == '"':
+		return json.Unmarshal(b, &c.text)
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	var text, thinking strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			text.WriteString(p.Text)
+		case "thinking":
+			s, err := partsText(p.Thinking)
+			if err != nil {
+				return err
+			}
+			thinking.WriteString(s)
+		}
+	}
+	c.text, c.thinking = text.String(), thinking.String()
+	return nil
+}
+
+// partsText reads a thinking part's body: a string or a list of text parts.
+func partsText(b json.RawMessage) (string, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return "", nil
+	}
+	if b[0] == '"' {
+		var s string
+		err := json.Unmarshal(b, &s)
+		return s, err
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	for _, p := range parts {
+		if p.Type == "" || p.Type == "text" {
+			out.WriteString(p.Text)
+		}
+	}
+	return out.String(), nil
 }
 
 type toolCallDelta struct {
@@ -74,48 +147,49 @@ func (w wireUsage) usage() Usage {
 	return u
 }
 
-// accumulator joins tool-call deltas into calls. A delta belongs to the call with its id
-// if that id was seen; else to the call at its wire index (a different id at a known
-// index starts a new call, as some providers reuse index 0); without an index, a new id
-// starts a call and no id continues the latest. A call whose id has not arrived gets a
+// accumulator joins tool-call deltas into calls: one call per id. A delta with a known id
+// continues that call. Otherwise a delta with an index continues the call that index first
+// named; an index not seen yet names a call opened without one (the one at its position,
+// else the first such call), or else opens a call; a different id at a known index opens
+// a new call too, as some providers reuse index 0. A delta with neither index nor id
+// continues, by its position in the chunk, the calls the latest opening chunk opened (the
+// latest call when that chunk opened fewer). A call whose id has not arrived gets a
 // made-up one at once, replaced if the real one comes, so every call has an id.
 type accumulator struct {
 	calls     []ToolCall
 	generated []bool // the call's id was made up by Cairn, a real one may still come
+	indexed   []bool // some index names the call
 	byIndex   map[int]int
 	byID      map[string]int
+	group     []int // the calls the latest chunk that opened calls opened, in its order
+	fresh     bool  // the current chunk has not opened a call yet
 }
 
+// add takes the tool-call delta at position pos of a chunk's tool_calls.
 func (a *accumulator) add(pos int, d toolCallDelta) (ToolCall, string, bool) {
 	if a.byIndex == nil {
 		a.byIndex, a.byID = map[int]int{}, map[string]int{}
 	}
-	slot, first := -1, false
-	if d.ID != "" {
-		if s, ok := a.byID[d.ID]; ok {
-			slot = s
-		}
+	if pos == 0 {
+		a.fresh = true
 	}
-	if slot < 0 {
-		switch {
-		case d.Index != nil:
-			if s, ok := a.byIndex[*d.Index]; ok && (d.ID == "" || a.generated[s]) {
-				slot = s
-			}
-		case d.ID == "" && len(a.calls) > 0:
-			slot = len(a.calls) - 1
-			if pos > 0 && pos < len(a.calls) {
-				slot = pos
-			}
+	slot := a.find(pos, d)
+	first := slot < 0
+	if first {
+		if a.fresh {
+			a.group, a.fresh = nil, false
 		}
-	}
-	if slot < 0 {
-		slot, first = len(a.calls), true
+		slot = len(a.calls)
 		a.calls = append(a.calls, ToolCall{Index: slot, ID: "call_" + randomHex(8)})
 		a.generated = append(a.generated, true)
+		a.indexed = append(a.indexed, false)
+		a.group = append(a.group, slot)
 	}
 	if d.Index != nil {
-		a.byIndex[*d.Index] = slot
+		if _, known := a.byIndex[*d.Index]; !known || first {
+			a.byIndex[*d.Index] = slot
+		}
+		a.indexed[slot] = true
 	}
 	c := &a.calls[slot]
 	if d.ID != "" && a.generated[slot] {
@@ -128,6 +202,46 @@ func (a *accumulator) add(pos int, d toolCallDelta) (ToolCall, string, bool) {
 	}
 	c.Arguments += d.Function.Arguments
 	return *c, d.Function.Arguments, first
+}
+
+// find returns the call a delta continues, or -1 when it opens one.
+func (a *accumulator) find(pos int, d toolCallDelta) int {
+	if s, ok := a.byID[d.ID]; ok && d.ID != "" {
+		return s
+	}
+	if d.Index != nil {
+		if s, ok := a.byIndex[*d.Index]; ok {
+			if d.ID == "" || a.generated[s] {
+				return s
+			}
+			return -1
+		}
+		if d.ID != "" {
+			return -1
+		}
+		return a.unindexed(*d.Index)
+	}
+	switch {
+	case d.ID != "" || len(a.calls) == 0:
+		return -1
+	case pos < len(a.group):
+		return a.group[pos]
+	}
+	return len(a.calls) - 1
+}
+
+// unindexed is the call opened without an index that index i names: the one at position
+// i when no index names it yet, else the first such call; -1 when there is none.
+func (a *accumulator) unindexed(i int) int {
+	if i >= 0 && i < len(a.calls) && !a.indexed[i] {
+		return i
+	}
+	for s := range a.calls {
+		if !a.indexed[s] {
+			return s
+		}
+	}
+	return -1
 }
 
 // finish returns the calls in order.

@@ -37,6 +37,14 @@ type Reply struct {
 	Error   *APIError
 	RawBody string
 	Header  map[string]string
+	// ErrorBody is a JSON error body sent verbatim (application/json), for providers
+	// whose error shape the APIError type cannot copy exactly ("param": null).
+	ErrorBody string
+
+	// Raw, when set, is the whole stream as a provider recorded it: each entry is sent as
+	// one SSE event ("data: " + entry + blank line), entries starting with ":" as comment
+	// lines. Nothing is added, not even [DONE], unless listed.
+	Raw []string
 
 	Reasoning    string
 	Text         string
@@ -63,6 +71,9 @@ type Reply struct {
 	// FirstDelay waits before the first event; Delay waits between events.
 	FirstDelay time.Duration
 	Delay      time.Duration
+	// StallAfter > 0 sends that many events, then keeps the connection open and silent
+	// until the client goes away (a provider that stops between chunks).
+	StallAfter int
 	// CutAfter > 0 sends that many events, then half of the next, then drops the connection.
 	CutAfter int
 	// MalformedAfter > 0 sends that many events, then a data line that is not JSON, then ends.
@@ -187,6 +198,17 @@ func strp(s string) *string { return &s }
 
 // events renders the reply as SSE events, each "data: ...\n\n" (comments included).
 func (r Reply) events(req ChatRequest) [][]byte {
+	if len(r.Raw) > 0 {
+		out := make([][]byte, 0, len(r.Raw))
+		for _, ev := range r.Raw {
+			if len(ev) > 0 && ev[0] == ':' {
+				out = append(out, []byte(ev+"\n\n"))
+				continue
+			}
+			out = append(out, []byte("data: "+ev+"\n\n"))
+		}
+		return out
+	}
 	created := time.Now().Unix()
 	chunk := func(d wireDelta, finish *string) []byte {
 		c := wireChunk{ID: "chatcmpl-llmtest", Object: "chat.completion.chunk", Created: created, Model: req.Model,

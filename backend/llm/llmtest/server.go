@@ -47,6 +47,8 @@ type Message struct {
 	Content    string         `json:"content"`
 	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// ReasoningContent is nil when the message has no reasoning_content field at all.
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
 }
 
 // WireToolCall is a tool call inside a request's assistant message.
@@ -306,6 +308,12 @@ func writeError(w http.ResponseWriter, reply Reply) {
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}
+	if reply.ErrorBody != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		_, _ = io.WriteString(w, reply.ErrorBody)
+		return
+	}
 	if reply.RawBody != "" {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(reply.Status)
@@ -376,6 +384,13 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, body ChatRe
 	}
 	for i, ev := range events {
 		if i > 0 && !wait(reply.Delay) {
+			return
+		}
+		if reply.StallAfter > 0 && i == reply.StallAfter {
+			select {
+			case <-r.Context().Done():
+			case <-s.ctx.Done():
+			}
 			return
 		}
 		if reply.CutAfter > 0 && i == reply.CutAfter {
