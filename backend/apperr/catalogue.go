@@ -62,11 +62,13 @@ const (
 	SessionBusy          Code = "session_busy"
 	MessageNotFound      Code = "message_not_found"
 
-	// A provider that stalls, and requests a provider rejects for a reason Cairn can fix.
+	// A provider that stalls (and the setting of its limits), and requests a provider
+	// rejects for a reason Cairn can fix.
 	ModelFirstByteTimeout       Code = "model_first_byte_timeout"
 	ModelStreamStalled          Code = "model_stream_stalled"
 	ModelReasoningRequired      Code = "model_reasoning_required"
 	ModelReasoningOptionRefused Code = "model_reasoning_option_refused"
+	SettingNotDuration          Code = "setting_not_duration"
 
 	// The tool system (TOOL-1..5).
 	ToolNotFound        Code = "tool_not_found"
@@ -167,6 +169,7 @@ var catalogue = map[Code]def{
 	ModelStreamStalled:          {action: retry},
 	ModelReasoningRequired:      {action: openSettings("providers")},
 	ModelReasoningOptionRefused: {action: openSettings("providers")},
+	SettingNotDuration:          {},
 
 	ToolNotFound:        {},
 	ToolArgsInvalidJSON: {},

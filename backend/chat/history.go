@@ -10,8 +10,10 @@ import (
 // buildHistory turns stored messages into the model's conversation. An assistant message
 // becomes one assistant turn per round (its text and tool calls) followed by one tool
 // message per call; a call without a stored end (the process died, say) gets a short
-// note, because providers refuse a tool call without an answer. Reasoning is not sent
-// back. Rounds with neither text nor calls (an answer that failed at once) are skipped.
+// note, because providers refuse a tool call without an answer. Each round carries its
+// reasoning; the client sends it back only where the provider's dialect needs it (and
+// never a plain answer's). Rounds with neither text nor calls (an answer that failed at
+// once) are skipped.
 func buildHistory(msgs []Message) []llm.Message {
 	var out []llm.Message
 	for _, m := range msgs {
@@ -52,7 +54,7 @@ func assistantTurns(m Message) []llm.Message {
 	}
 	var out []llm.Message
 	for round := 0; round <= maxRound; round++ {
-		var text strings.Builder
+		var text, reasoning strings.Builder
 		var calls []llm.ToolCall
 		for _, p := range m.Parts {
 			if p.Round != round {
@@ -61,6 +63,8 @@ func assistantTurns(m Message) []llm.Message {
 			switch {
 			case p.Type == PartText:
 				text.WriteString(p.Text)
+			case p.Type == PartReasoning:
+				reasoning.WriteString(p.Text)
 			case p.Type == PartToolCall && p.Tool != nil && p.Tool.CallID != "" && p.Tool.Name != "":
 				calls = append(calls, llm.ToolCall{Index: len(calls), ID: p.Tool.CallID, Name: p.Tool.Name, Arguments: p.Tool.Arguments})
 			}
@@ -68,7 +72,7 @@ func assistantTurns(m Message) []llm.Message {
 		if text.Len() == 0 && len(calls) == 0 {
 			continue
 		}
-		out = append(out, llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls})
+		out = append(out, llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls, Reasoning: reasoning.String()})
 		for _, c := range calls {
 			content := "The tool call was interrupted before it finished."
 			if e, ok := ends[c.ID]; ok {

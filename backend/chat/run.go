@@ -349,7 +349,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 				return
 			}
 		}
-		req := llm.Request{Model: target.Model.ID, Temperature: r.sess.Temperature}
+		req := r.request(ctx, target)
 		if sys := joinNonEmpty("\n\n", system, sel.Instructions); sys != "" {
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 		}
@@ -386,11 +386,22 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			r.end(apperr.Wrap(context.Canceled, apperr.Canceled, "stopped"))
 			return
 		}
-		history = append(history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
+		history = append(history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls, Reasoning: res.Reasoning})
 		for _, o := range outcomes {
 			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
 		}
 	}
+}
+
+// request is a round's request before its messages and tools: the model, the session's
+// temperature, the reasoning choice (the conversation's over the model's) and the stall
+// limits from the settings.
+func (r *run) request(ctx context.Context, target llm.Target) llm.Request {
+	st := r.svc.cfg.Settings
+	return llm.Request{Model: target.Model.ID, Temperature: r.sess.Temperature,
+		Reasoning:        target.Model.ReasoningChoice().Over(r.sess.Reasoning),
+		FirstByteTimeout: st.Duration(ctx, "chat.firstByteTimeout"),
+		IdleTimeout:      st.Duration(ctx, "chat.streamIdleTimeout")}
 }
 
 // replay runs the resumed call as round 0 of this answer and adds it and its result to

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/pidcheck"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
@@ -261,6 +262,14 @@ func checkToolsets(ts []string) ([]string, error) {
 	return out, nil
 }
 
+// checkReasoning refuses a reasoning choice no provider knows.
+func checkReasoning(r llm.Reasoning) error {
+	if why := llm.CheckReasoning(r); why != "" {
+		return badArg("%s", why)
+	}
+	return nil
+}
+
 func checkTemperature(t *float64) error {
 	if t != nil && (*t < 0 || *t > 2) {
 		return badArg("temperature must be between 0 and 2")
@@ -313,6 +322,9 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	if err := checkTemperature(in.Temperature); err != nil {
 		return Session{}, err
 	}
+	if err := checkReasoning(in.Reasoning); err != nil {
+		return Session{}, err
+	}
 	if in.Toolsets == nil {
 		in.Toolsets = DefaultToolsets(in.Kind)
 	}
@@ -335,9 +347,10 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	}
 	now := time.Now().UnixMilli()
 	sess := Session{ID: newID(), Kind: kind, Title: cleanTitle(in.Title), ProviderID: provider, Model: strings.TrimSpace(model),
-		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, Toolsets: toolsets, CreatedAt: now, UpdatedAt: now}
-	_, err = s.q.ExecContext(ctx, "INSERT INTO sessions("+strings.ReplaceAll(sessionCols, "COALESCE(provider_id, '')", "provider_id")+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		sess.ID, sess.Kind, sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets), now, now)
+		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, Toolsets: toolsets, Reasoning: in.Reasoning, CreatedAt: now, UpdatedAt: now}
+	_, err = s.q.ExecContext(ctx, "INSERT INTO sessions("+strings.ReplaceAll(sessionCols, "COALESCE(provider_id, '')", "provider_id")+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		sess.ID, sess.Kind, sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
+		sess.Reasoning.Effort, sess.Reasoning.Budget, now, now)
 	if err != nil {
 		return Session{}, apperr.Wrap(err, apperr.Internal, "create session")
 	}
@@ -392,6 +405,12 @@ func (s *Service) UpdateSession(ctx context.Context, id string, p SessionPatch) 
 		}
 		sess.Temperature = p.Temperature
 	}
+	if p.Reasoning != nil {
+		if err := checkReasoning(*p.Reasoning); err != nil {
+			return Session{}, err
+		}
+		sess.Reasoning = *p.Reasoning
+	}
 	if p.Toolsets != nil {
 		ts, err := checkToolsets(*p.Toolsets)
 		if err != nil {
@@ -400,8 +419,9 @@ func (s *Service) UpdateSession(ctx context.Context, id string, p SessionPatch) 
 		sess.Toolsets = ts
 	}
 	sess.UpdatedAt = time.Now().UnixMilli()
-	_, err = s.q.ExecContext(ctx, "UPDATE sessions SET title = ?, provider_id = ?, model = ?, system_prompt = ?, temperature = ?, toolsets = ?, updated_at = ? WHERE id = ?",
-		sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets), sess.UpdatedAt, id)
+	_, err = s.q.ExecContext(ctx, "UPDATE sessions SET title = ?, provider_id = ?, model = ?, system_prompt = ?, temperature = ?, toolsets = ?, reasoning_effort = ?, reasoning_budget = ?, updated_at = ? WHERE id = ?",
+		sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
+		sess.Reasoning.Effort, sess.Reasoning.Budget, sess.UpdatedAt, id)
 	if err != nil {
 		return Session{}, apperr.Wrap(err, apperr.Internal, "update session")
 	}

@@ -27,13 +27,13 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
-const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_prompt, temperature, toolsets, created_at, updated_at"
+const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_prompt, temperature, toolsets, reasoning_effort, reasoning_budget, created_at, updated_at"
 
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var temp sql.NullFloat64
 	var toolsets string
-	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.CreatedAt, &s.UpdatedAt); err != nil {
+	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt); err != nil {
 		return s, err
 	}
 	if temp.Valid {

@@ -7,6 +7,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/llm"
@@ -41,6 +42,7 @@ type Models interface {
 type Settings interface {
 	Int(ctx context.Context, key string) int
 	String(ctx context.Context, key string) string
+	Duration(ctx context.Context, key string) time.Duration
 }
 
 // PartType is the kind of a part; tool-result, tool-error and tool-stopped equal the
@@ -176,21 +178,25 @@ type Session struct {
 	SystemPrompt string   `json:"systemPrompt"`
 	Temperature  *float64 `json:"temperature"` // null = the provider's default
 	Toolsets     []string `json:"toolsets"`
-	State        State    `json:"state"`
-	CreatedAt    int64    `json:"createdAt"`
-	UpdatedAt    int64    `json:"updatedAt"`
+	// Reasoning is the conversation's reasoning choice over its model's (zero = the
+	// model's setting); sent only to providers that have the control.
+	Reasoning llm.Reasoning `json:"reasoning"`
+	State     State         `json:"state"`
+	CreatedAt int64         `json:"createdAt"`
+	UpdatedAt int64         `json:"updatedAt"`
 }
 
 // SessionInput creates a session; empty fields take defaults (kind chat, the last used
 // provider and model).
 type SessionInput struct {
-	Kind         string   `json:"kind,omitempty"`
-	Title        string   `json:"title,omitempty"`
-	ProviderID   string   `json:"providerId,omitempty"`
-	Model        string   `json:"model,omitempty"`
-	SystemPrompt string   `json:"systemPrompt,omitempty"`
-	Temperature  *float64 `json:"temperature,omitempty"`
-	Toolsets     []string `json:"toolsets,omitempty"`
+	Kind         string        `json:"kind,omitempty"`
+	Title        string        `json:"title,omitempty"`
+	ProviderID   string        `json:"providerId,omitempty"`
+	Model        string        `json:"model,omitempty"`
+	SystemPrompt string        `json:"systemPrompt,omitempty"`
+	Temperature  *float64      `json:"temperature,omitempty"`
+	Toolsets     []string      `json:"toolsets,omitempty"`
+	Reasoning    llm.Reasoning `json:"reasoning,omitempty"`
 }
 
 // SessionPatch changes the given fields of a session (nil = unchanged).
@@ -202,6 +208,9 @@ type SessionPatch struct {
 	Temperature      *float64  `json:"temperature,omitempty"`
 	ResetTemperature bool      `json:"resetTemperature,omitempty"`
 	Toolsets         *[]string `json:"toolsets,omitempty"`
+	// Reasoning replaces the conversation's reasoning choice (the zero value returns to
+	// the model's setting).
+	Reasoning *llm.Reasoning `json:"reasoning,omitempty"`
 }
 
 // SessionList is the sidebar, stamped with the sessions topic's seq.

@@ -28,6 +28,9 @@ const (
 	Bool   Type = "bool"
 	Int    Type = "int"
 	Enum   Type = "enum"
+	// Duration is a Go duration written as text ("90s", "2m"), between MinDuration and
+	// MaxDuration.
+	Duration Type = "duration"
 )
 
 // Spec describes one setting: its type, default and limits, and the settings section
@@ -41,6 +44,9 @@ type Spec struct {
 	Max     *int     `json:"max,omitempty"`
 	MaxLen  int      `json:"maxLen,omitempty"`
 	Section string   `json:"section"`
+	// MinDuration and MaxDuration bound a duration setting (Go duration text).
+	MinDuration string `json:"minDuration,omitempty"`
+	MaxDuration string `json:"maxDuration,omitempty"`
 }
 
 func intp(v int) *int { return &v }
@@ -53,6 +59,10 @@ func Specs() []Spec {
 		{Key: "chat.maxToolRounds", Type: Int, Default: 10, Min: intp(1), Max: intp(100), Section: "general"},
 		{Key: "chat.defaultSystemPrompt", Type: String, Default: "", MaxLen: 20000, Section: "general"},
 		{Key: "chat.sendOnEnter", Type: Bool, Default: true, Section: "general"},
+		// How long a provider may take to start answering (generous: local models load
+		// first), and how long an answer may pause between chunks.
+		{Key: "chat.firstByteTimeout", Type: Duration, Default: "120s", MinDuration: "1s", MaxDuration: "1h", Section: "general"},
+		{Key: "chat.streamIdleTimeout", Type: Duration, Default: "60s", MinDuration: "1s", MaxDuration: "1h", Section: "general"},
 		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "plan", "bypassPermissions"}, Section: "permissions"},
 	}
 }
@@ -211,6 +221,26 @@ func (Defaults) String(_ context.Context, key string) string {
 	return str
 }
 
+// Duration returns a duration setting's default (0 for a key that is not one).
+func (Defaults) Duration(ctx context.Context, key string) time.Duration {
+	d, _ := time.ParseDuration(Defaults{}.String(ctx, key))
+	return d
+}
+
+// Duration returns a duration setting, falling back to the default on any problem.
+func (s *Service) Duration(ctx context.Context, key string) time.Duration {
+	v, err := s.Get(ctx, key)
+	if err != nil {
+		return Defaults{}.Duration(ctx, key)
+	}
+	str, _ := v.(string)
+	d, err := time.ParseDuration(str)
+	if err != nil {
+		return Defaults{}.Duration(ctx, key)
+	}
+	return d
+}
+
 // Set validates and stores a value, then broadcasts the new snapshot. value may be a typed
 // JSON value or, from the CLI, its text form.
 func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, error) {
@@ -321,5 +351,25 @@ func coerce(sp Spec, v any) (any, *apperr.Error) {
 		}
 		return str, nil
 	}
+	if sp.Type == Duration {
+		return coerceDuration(sp, v, bad)
+	}
 	return nil, bad(apperr.SettingInvalid, "unsupported type "+string(sp.Type))
+}
+
+// coerceDuration accepts Go duration text within the spec's bounds and keeps it as typed.
+func coerceDuration(sp Spec, v any, bad func(apperr.Code, string, ...any) *apperr.Error) (any, *apperr.Error) {
+	str, _ := v.(string)
+	str = strings.TrimSpace(str)
+	d, err := time.ParseDuration(str)
+	if err != nil {
+		return nil, bad(apperr.SettingNotDuration, "expected a duration such as 90s or 2m")
+	}
+	lo, _ := time.ParseDuration(sp.MinDuration)
+	hi, _ := time.ParseDuration(sp.MaxDuration)
+	if (sp.MinDuration != "" && d < lo) || (sp.MaxDuration != "" && d > hi) {
+		return nil, bad(apperr.SettingRange, fmt.Sprintf("must be between %s and %s", sp.MinDuration, sp.MaxDuration),
+			"min", sp.MinDuration, "max", sp.MaxDuration)
+	}
+	return str, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
@@ -148,5 +149,46 @@ func TestCorruptStoredValueFallsBack(t *testing.T) {
 	bad, err := s.Unreadable(ctx)
 	if err != nil || strings.Join(bad, ",") != "chat.maxToolRounds,general.theme" {
 		t.Fatalf("Unreadable = %v, %v", bad, err)
+	}
+}
+
+func TestDurationSettings(t *testing.T) {
+	s, _, _ := newService(t)
+	ctx := context.Background()
+	if got := s.Duration(ctx, "chat.firstByteTimeout"); got != 120*time.Second {
+		t.Fatalf("first-byte default = %v", got)
+	}
+	if got := s.Duration(ctx, "chat.streamIdleTimeout"); got != 60*time.Second {
+		t.Fatalf("idle default = %v", got)
+	}
+	tests := []struct {
+		value   any
+		want    time.Duration
+		errCode apperr.Code
+	}{
+		{" 5m ", 5 * time.Minute, ""},
+		{"1m30s", 90 * time.Second, ""},
+		{"90", 0, apperr.SettingNotDuration},
+		{30.0, 0, apperr.SettingNotDuration},
+		{"500ms", 0, apperr.SettingRange},
+		{"2h", 0, apperr.SettingRange},
+	}
+	for _, tt := range tests {
+		_, err := s.Set(ctx, "chat.streamIdleTimeout", tt.value)
+		if tt.errCode != "" {
+			if !apperr.Is(err, tt.errCode) || apperr.From(err).Params["key"] != "chat.streamIdleTimeout" {
+				t.Errorf("%v: err = %v, want %s", tt.value, err, tt.errCode)
+			}
+			if tt.errCode == apperr.SettingRange && (apperr.From(err).Params["min"] != "1s" || apperr.From(err).Params["max"] != "1h") {
+				t.Errorf("range params %v", apperr.From(err).Params)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.value, err)
+		}
+		if got := s.Duration(ctx, "chat.streamIdleTimeout"); got != tt.want {
+			t.Errorf("%v: read back %v", tt.value, got)
+		}
 	}
 }
