@@ -30,7 +30,9 @@ func (a *App) FetchModels(providerID string) (llm.Provider, error) {
 
 // TestProvider makes one tiny real request; a failure is reported in the result.
 func (a *App) TestProvider(providerID, model string) (llm.TestResult, error) {
-	return a.s.Providers.Test(a.ctx, providerID, model)
+	res, err := a.s.Providers.Test(a.ctx, providerID, model)
+	res.Error = a.s.Redact.Error(res.Error) // a provider's error may echo the key
+	return res, err
 }
 
 // ListSessions lists sessions, newest first, optionally filtered by title.

@@ -42,6 +42,7 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		return showStartupFailure(ctx, env, err, dataDir, log)
 	}
 	defer s.Close()
+	log = s.Log // the same sink, with known secrets redacted
 	app := NewApp(ctx, s, true)
 	var trim sync.Once
 	app.onReady = func() {
@@ -92,7 +93,7 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		OnShutdown: func(context.Context) { log.Info("window closed") },
 		Bind:       []any{app},
 		ErrorFormatter: func(err error) any {
-			return apperr.From(err)
+			return s.Redact.Error(apperr.From(err)) // a provider's error may echo the key
 		},
 	})
 	if err != nil {

@@ -480,7 +480,7 @@ func (r *run) handler() llm.Handler {
 		Retry: func(info llm.RetryInfo) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusRetry, Error: info.Err, Attempt: info.Attempt, WaitMs: info.Wait.Milliseconds()}}, "", "")
+			r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusRetry, Error: r.svc.cfg.Redact.Error(info.Err), Attempt: info.Attempt, WaitMs: info.Wait.Milliseconds()}}, "", "")
 		},
 	}
 }
@@ -604,11 +604,27 @@ func (r *run) recordLocked(o tools.Outcome) {
 			o.Name = lp.Tool.Name
 		}
 	}
+	o = r.svc.redactOutcome(o)
 	o.Content = modelContent(o.Status, o.Content, o.Err)
 	r.results[o.CallID] = o
 	delete(r.approvals, o.CallID)
 	r.appendPart(Part{Type: PartType(o.Status), Tool: &ToolInfo{CallID: o.CallID, Name: o.Name, Content: o.Content, Display: o.Display,
 		Error: o.Err, SpillPath: o.SpillPath, Size: o.Size, DurationMs: o.Duration.Milliseconds()}}, "", "")
+}
+
+// redactOutcome cleans known secrets out of what a tool reported: an MCP server's error
+// or a result may echo a token, and the outcome goes to SQLite, every window and the model.
+func (s *Service) redactOutcome(o tools.Outcome) tools.Outcome {
+	red := s.cfg.Redact
+	if red == nil {
+		return o
+	}
+	o.Err = red.Error(o.Err)
+	o.Content = red.String(o.Content)
+	if len(o.Display) > 0 {
+		o.Display = red.JSON(o.Display)
+	}
+	return o
 }
 
 // modelContent is the text the model reads for a call's end: never empty.
@@ -630,6 +646,7 @@ func modelContent(status tools.Status, content string, err *apperr.Error) string
 // end finishes the answer: open parts are closed, calls without an end get tool-stopped,
 // the status is stored and the session returns to idle. A Canceled error means Stop.
 func (r *run) end(e *apperr.Error) {
+	e = r.svc.cfg.Redact.Error(e)
 	status := MessageComplete
 	stopped := e != nil && (e.Code == apperr.Canceled || errors.Is(e, context.Canceled)) && r.ctx.Err() != nil
 	switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/pidcheck"
+	"github.com/cairn-app/cairn/backend/redact"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
 )
@@ -28,6 +29,9 @@ type Config struct {
 	Models   Models
 	Tools    ToolRunner
 	Log      *slog.Logger
+	// Redact cleans known secrets out of provider and tool errors and tool output before
+	// they are stored, published or given to the model; nil cleans nothing.
+	Redact *redact.Set
 
 	// FlushInterval bounds how long streamed text waits before it is written to SQLite
 	// (default 100 ms); FlushBytes writes earlier when that much text is pending (4 KiB).

@@ -48,8 +48,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		Token:       token,
 		Bound:       bound,
 		Bus:         s.Bus,
+		Redact:      s.Redact,
 		Assets:      env.Deps.Assets,
-		Logger:      slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger:      slog.New(s.Redact.Handler(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))),
 	})
 	if err != nil {
 		return err

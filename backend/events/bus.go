@@ -25,11 +25,23 @@ type Bus struct {
 	seq    map[string]uint64
 	subs   map[*Subscription]struct{}
 	closed bool
+	filter func([]byte) []byte // applied to every event's JSON before it is delivered
 }
 
+// Option configures a Bus.
+type Option func(*Bus)
+
+// WithFilter passes every event's JSON data through f before any subscriber sees it: the
+// one place where what is published can be cleaned (service.Open redacts known secrets).
+func WithFilter(f func([]byte) []byte) Option { return func(b *Bus) { b.filter = f } }
+
 // NewBus returns an empty bus.
-func NewBus() *Bus {
-	return &Bus{seq: map[string]uint64{}, subs: map[*Subscription]struct{}{}}
+func NewBus(opts ...Option) *Bus {
+	b := &Bus{seq: map[string]uint64{}, subs: map[*Subscription]struct{}{}}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
 
 // Subscription receives every event published after it was made.
@@ -92,6 +104,9 @@ func (b *Bus) Publish(topic, typ string, data any) Event {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		raw = []byte("null")
+	}
+	if b.filter != nil {
+		raw = b.filter(raw)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

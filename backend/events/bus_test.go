@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -97,5 +98,17 @@ func TestConcurrentPublishKeepsSeqDense(t *testing.T) {
 		if ev := <-s.C; ev.Seq != want {
 			t.Fatalf("seq %d, want %d", ev.Seq, want)
 		}
+	}
+}
+
+func TestFilterSeesEveryEventFirst(t *testing.T) {
+	b := NewBus(WithFilter(func(raw []byte) []byte {
+		return []byte(strings.ReplaceAll(string(raw), "hunter2", "[gone]"))
+	}))
+	s := b.Subscribe(4)
+	ev := b.Publish("settings", "x", map[string]string{"pw": "hunter2"})
+	got := <-s.C
+	if string(got.Data) != `{"pw":"[gone]"}` || string(ev.Data) != string(got.Data) {
+		t.Fatalf("delivered %s, returned %s", got.Data, ev.Data)
 	}
 }

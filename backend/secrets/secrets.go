@@ -1,7 +1,8 @@
 // Package secrets keeps API keys in the OS keyring (go-keyring: Secret Service, Keychain,
 // Credential Manager). Where no keyring answers it falls back to a 0600 file in the data
 // directory and says so. Values never reach SQLite, logs, events or a window: those see
-// set / not set and the last four characters.
+// set / not set and the last four characters, and the redactor (Options.Redact) learns
+// every value so that an error that echoes one is cleaned before it goes anywhere.
 package secrets
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/privfile"
+	"github.com/cairn-app/cairn/backend/redact"
 	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/zalando/go-keyring"
@@ -84,19 +86,23 @@ type Store struct {
 	db      *store.DB
 	bus     *events.Bus
 	dataDir string
+	red     *redact.Set
 }
 
 // Options choose the backend; Force is "" (probe the keyring), "keyring" or "file".
 type Options struct {
 	Force        string
 	ProbeTimeout time.Duration
+	// Redact learns every value the store holds (read in the background at Open, then on
+	// each Set), so that errors, logs and events can leave them out; nil = none.
+	Redact *redact.Set
 
 	sessionBus func() (string, error) // sessionbus.Address; tests replace it
 }
 
 // Open probes the OS keyring and falls back to the file.
 func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, opt Options) *Store {
-	s := &Store{db: db, bus: bus, dataDir: dataDir}
+	s := &Store{db: db, bus: bus, dataDir: dataDir, red: opt.Redact}
 	service := "cairn:" + shortHash(dataDir)
 	kr := keyringBackend{service: service}
 	fb := &fileBackend{path: filepath.Join(dataDir, FileName)}
@@ -118,7 +124,33 @@ func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, op
 			s.be, s.kind = kr, BackendKeyring
 		}
 	}
+	if s.red != nil {
+		done := s.red.Loading()
+		go func() {
+			defer done()
+			s.feedRedactor(context.WithoutCancel(ctx))
+		}()
+	}
 	return s
+}
+
+// feedRedactor gives the redactor every value the store holds: the indexed names and the
+// known ones. It runs in the background, since a keyring read takes a round trip each.
+func (s *Store) feedRedactor(ctx context.Context) {
+	names, err := s.indexed(ctx)
+	if err != nil {
+		return
+	}
+	for _, n := range Known() {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		if v, ok, err := s.Get(n); err == nil && ok {
+			s.red.Put(n, v)
+		}
+	}
 }
 
 // usesSessionBus checks, where go-keyring speaks to the Secret Service over D-Bus, that a
@@ -204,6 +236,7 @@ func (s *Store) Set(ctx context.Context, name, value string) error {
 	if err != nil {
 		return apperr.Wrap(err, apperr.SecretStoreFail, "store secret %s", name).WithParam("backend", s.kind)
 	}
+	s.red.Put(name, value)
 	if _, err := s.db.ExecContext(ctx, "INSERT INTO secret_index(name, updated_at) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET updated_at = excluded.updated_at", name, time.Now().UnixMilli()); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "index secret")
 	}
@@ -235,6 +268,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if err != nil && !errors.Is(err, errNotFound) {
 		return apperr.Wrap(err, apperr.SecretStoreFail, "delete secret %s", name).WithParam("backend", s.kind)
 	}
+	s.red.Forget(name)
 	if _, err := s.db.ExecContext(ctx, "DELETE FROM secret_index WHERE name = ?", name); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "unindex secret")
 	}
@@ -267,17 +301,13 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	for _, n := range Known() {
 		names[n] = true
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT name FROM secret_index")
+	indexed, err := s.indexed(ctx)
 	if err != nil {
-		return Snapshot{}, apperr.Wrap(err, apperr.Internal, "list secrets")
+		return Snapshot{}, err
 	}
-	for rows.Next() {
-		var n string
-		if rows.Scan(&n) == nil {
-			names[n] = true
-		}
+	for _, n := range indexed {
+		names[n] = true
 	}
-	rows.Close()
 	list := make([]string, 0, len(names))
 	for n := range names {
 		list = append(list, n)
@@ -293,6 +323,23 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 		snap.Secrets = append(snap.Secrets, st)
 	}
 	return snap, nil
+}
+
+// indexed lists the names in the secret index.
+func (s *Store) indexed(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT name FROM secret_index")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "list secrets")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out, rows.Err()
 }
 
 // Mask returns the last four characters of a long enough value, else nothing.

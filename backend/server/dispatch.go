@@ -219,7 +219,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, name string) 
 		s.writeError(w, r, apperr.Wrap(merr, apperr.Internal, "encode the result of %s", name))
 		return
 	}
-	writeJSONBytes(w, http.StatusOK, b)
+	writeJSONBytes(w, http.StatusOK, s.cfg.Redact.JSON(b))
 	s.log.Debug("serve: call", "method", name, "status", http.StatusOK, "dur", time.Since(start))
 }
 

@@ -71,7 +71,7 @@ func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api
 
 // writeError sends {"error": <apperr>} with the mapped status and returns that status.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) int {
-	ae := apperr.From(err)
+	ae := s.cfg.Redact.Error(apperr.From(err))
 	status := statusFor(ae.Code)
 	level := slog.LevelInfo
 	switch {

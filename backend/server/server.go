@@ -22,6 +22,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/redact"
 )
 
 // Defaults for the zero values of Config.
@@ -49,6 +50,7 @@ type Config struct {
 	Heartbeat    time.Duration // SSE keep-alive comment interval; default 15 s
 	EventBuffer  int           // events buffered per stream before the client is told to resync; default 256
 	PageCalls    []string      // calls whose results index.html carries, e.g. `ListSessions[""]`; nil: GetSettings (see pageCalls)
+	Redact       *redact.Set   // known secrets left out of every answer and error; nil leaves them
 }
 
 // Server serves one Config; build it with New, run it with Start or mount Handler.

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/oauth"
 	"github.com/cairn-app/cairn/backend/notify"
+	"github.com/cairn-app/cairn/backend/redact"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
@@ -48,6 +49,9 @@ type Services struct {
 	Bus      *events.Bus
 	Settings *settings.Service
 	Secrets  *secrets.Store
+	// Redact knows every value Secrets holds; Log, Bus and chat leave them out of what they
+	// write, and anything else that shows an error (serve's log) can use it too.
+	Redact *redact.Set
 	// Providers is the model provider list and the way to a model client (CHAT-1).
 	Providers *llm.Service
 	// Chat is sessions and the agent loop (CHAT-2, CHAT-3); the tool system plugs in
@@ -118,12 +122,14 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	red := redact.New()
+	log = slog.New(red.Handler(log.Handler()))
 	db, err := store.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	bus := events.NewBus()
-	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus, warmAfter: cmp.Or(opt.WarmAfter, 2*time.Second)}
+	bus := events.NewBus(events.WithFilter(red.JSON))
+	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus, Redact: red, warmAfter: cmp.Or(opt.WarmAfter, 2*time.Second)}
 	s.closers = append(s.closers, func() error { bus.Close(); return nil }, db.Close)
 	s.Settings = settings.New(db, bus)
 	s.Presence = notify.NewPresence(0)
@@ -131,7 +137,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	if force == "" {
 		force = os.Getenv("CAIRN_SECRETS")
 	}
-	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force})
+	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force, Redact: red})
 	s.Providers = llm.NewService(db, s.Secrets, bus, llm.Options{})
 	// MCP servers (MCP-1..4). Built before chat so that it closes after it: runs stop
 	// before their servers do. Nothing connects until Start (the desktop app and
@@ -145,7 +151,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.MCP.Close)
-	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Log: log})
+	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Log: log, Redact: red})
 	if err != nil {
 		s.Close()
 		return nil, err
