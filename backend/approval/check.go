@@ -93,7 +93,7 @@ func (s *Service) input(ctx context.Context, sessionID string, t permission.Tool
 	}
 	in := permission.Input{
 		Tool: t, Targets: permission.Extract(args), Mode: mode.Mode, SessionID: sessionID, Rules: rules,
-		Resolver: permission.Resolver{Workspace: s.workspace(ctx, sessionID), Home: s.home},
+		Resolver: s.resolver(t, s.workspace(ctx, sessionID)),
 	}
 	if hook != nil {
 		in.Hook = &permission.Hook{Behavior: permission.Behavior(hook.Behavior), Reason: hook.Reason}

@@ -41,6 +41,7 @@ type Service struct {
 	settings   Settings
 	workspaces Workspaces
 	servers    Servers
+	places     Places
 	tools      ToolLookup
 	resumer    Resumer
 }
@@ -57,7 +58,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
 		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
 		waiters: map[string]chan Request{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
-		servers: cfg.Servers, tools: cfg.Tools, resumer: cfg.Resumer,
+		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools, resumer: cfg.Resumer,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -87,6 +88,13 @@ func (s *Service) SetServers(v Servers) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.servers = v
+}
+
+// SetPlaces plugs in where the MCP servers' tools read relative paths.
+func (s *Service) SetPlaces(v Places) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.places = v
 }
 
 // SetWorkspaces plugs in the sessions' workspaces (the sandbox).

@@ -152,6 +152,25 @@ type Servers interface {
 	ServerIdentity(serverID string) (string, bool)
 }
 
+// ServerPlaces is what tells where an MCP server's tools read a relative path argument.
+type ServerPlaces struct {
+	// Remote: the server runs elsewhere (HTTP); its working directory is not known.
+	Remote bool
+	// Dir is the working directory of the server's process (absolute).
+	Dir string
+	// Roots are the directories Cairn offers it as MCP roots (absolute paths).
+	Roots []string
+	// Args are its command's arguments; a filesystem server names its directories there.
+	Args []string
+}
+
+// Places tells an MCP server's ServerPlaces by server id. Optional: without it, or for a
+// server it does not know, relative paths of MCP tools are unresolved (they meet every
+// deny and ask rule with a path, and no allow rule with one).
+type Places interface {
+	ServerPlaces(serverID string) (ServerPlaces, bool)
+}
+
 // ToolLookup finds a registered tool by wire name (*tools.Registry), for the rule tester.
 type ToolLookup interface {
 	Lookup(name string) (*tools.Entry, bool)
@@ -171,6 +190,7 @@ type Config struct {
 	Settings   Settings
 	Workspaces Workspaces
 	Servers    Servers
+	Places     Places
 	Tools      ToolLookup
 	Resumer    Resumer
 	Log        *slog.Logger

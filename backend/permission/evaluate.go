@@ -98,14 +98,20 @@ type call struct {
 func prepare(in Input) *call {
 	c := &call{in: in}
 	res := in.Resolver
-	base := ""
+	bases := res.bases()
 	if in.Targets.Cwd != "" {
-		cwd := res.Resolve(in.Targets.Cwd, "")
-		c.paths = append(c.paths, cwd)
-		base = cwd.Abs
+		// Relative paths start in the directory the call names, wherever that leads.
+		cwds := res.Resolve(in.Targets.Cwd)
+		c.paths = append(c.paths, cwds...)
+		bases = []string{}
+		for _, d := range cwds {
+			if !d.Unresolved {
+				bases = append(bases, d.Abs)
+			}
+		}
 	}
 	for _, p := range in.Targets.Paths {
-		c.paths = append(c.paths, res.Resolve(p, base))
+		c.paths = append(c.paths, res.resolveFrom(p, bases)...)
 	}
 	for _, cmd := range in.Targets.Commands {
 		line := ParseShell(cmd)
@@ -114,9 +120,9 @@ func prepare(in Input) *call {
 			if harmlessWrite(w) {
 				continue
 			}
-			wp := res.Resolve(w, base)
-			c.writes = append(c.writes, wp)
-			c.paths = append(c.paths, wp)
+			wp := res.resolveFrom(w, bases)
+			c.writes = append(c.writes, wp...)
+			c.paths = append(c.paths, wp...)
 		}
 	}
 	for _, r := range in.Rules {
@@ -251,7 +257,7 @@ func (c *call) first(b Behavior) (compiled, bool) {
 		if r.Behavior != b || r.bad || !r.matchesTool(c.in.Tool) {
 			continue
 		}
-		if r.Path != "" && !slices.ContainsFunc(c.paths, r.path.matchAny) {
+		if r.Path != "" && !slices.ContainsFunc(c.paths, func(p Path) bool { return c.in.Resolver.matchAny(r.path, p) }) {
 			continue
 		}
 		if r.Command != "" && !c.anyCommand(r.command) {
@@ -286,7 +292,7 @@ func (c *call) allowed() (Verdict, []string) {
 			stale = append(stale, r.ID)
 			continue
 		}
-		if r.Path != "" && (len(c.paths) == 0 || !allPaths(c.paths, r.path.matchAllow)) {
+		if r.Path != "" && (len(c.paths) == 0 || !allPaths(c.paths, func(p Path) bool { return c.in.Resolver.matchAllow(r.path, p) })) {
 			continue
 		}
 		if r.Command == "" {

@@ -186,10 +186,12 @@ func TestPathRules(t *testing.T) {
 		{"src/deep/er/x.go", Allow},
 		{filepath.Join(wsDir, "src", "x.go"), Allow},
 		{"./src/../src/x.go", Allow},
-		{"src/../../outside/x", Deny},  // `..` resolved before matching
-		{"src/../README.md", Ask},      // inside the workspace, not under src
-		{"linkdir/x", Deny},            // the symlink leads outside
-		{"linkdir/../ws/src/x", Allow}, // `..` after a symlink goes up from its target: ws/src/x
+		{"src/../../outside/x", Deny}, // `..` resolved before matching
+		{"src/../README.md", Ask},     // inside the workspace, not under src
+		{"linkdir/x", Deny},           // the symlink leads outside
+		// `..` after a symlink goes up from its target (ws/src/x), but a tool that cleans the
+		// path first (Node's path.resolve) goes to ws/ws/src/x: both must be allowed.
+		{"linkdir/../ws/src/x", Ask},
 		{"src/.env", Deny},
 		{"/somewhere/else/.env", Deny},
 		{"~/.ssh/id_ed25519", Deny},
@@ -259,13 +261,13 @@ func TestResolve(t *testing.T) {
 		{"~/x", "/home/u/x", "/home/u/x"},
 	}
 	for _, tt := range tests {
-		p := r.Resolve(tt.raw, "")
-		if p.Abs != tt.abs || p.Real != tt.real {
-			t.Errorf("%q: abs %q real %q, want %q %q", tt.raw, p.Abs, p.Real, tt.abs, tt.real)
+		ps := r.Resolve(tt.raw)
+		if len(ps) == 0 || ps[0].Abs != tt.abs || ps[0].Real != tt.real {
+			t.Errorf("%q: %+v, want abs %q real %q", tt.raw, ps, tt.abs, tt.real)
 		}
 	}
-	if p := (Resolver{}).Resolve("x/y", ""); p.Abs != "" || p.Real != "" {
-		t.Fatalf("relative without workspace: %+v", p)
+	if ps := (Resolver{}).Resolve("x/y"); len(ps) != 1 || !ps[0].Unresolved || ps[0].Abs != "" || ps[0].Real != "" {
+		t.Fatalf("relative without workspace: %+v", ps)
 	}
 }
 
@@ -280,6 +282,10 @@ func TestExtract(t *testing.T) {
 		{`{"edits":[{"path":"a.go"},{"path":"b.go"}],"to":"fr"}`, Targets{Paths: []string{"a.go", "b.go"}}},
 		{`{"source":"./in.txt","destination":"~/out.txt","from":"Alice"}`, Targets{Paths: []string{"~/out.txt", "./in.txt"}}},
 		{`{"Target-Path":"x"}`, Targets{Paths: []string{"x"}}},
+		// A folder moved away by its bare name is a path; so is a file:// URL anywhere.
+		{`{"source":"protected","destination":"My Docs"}`, Targets{Paths: []string{"My Docs", "protected"}}},
+		{`{"uri":"file:///ws/protected/x"}`, Targets{Paths: []string{"file:///ws/protected/x"}, URLs: []string{"file:///ws/protected/x"}}},
+		{`{"resource":"FILE:///ws/x","note":"file:///y"}`, Targets{Paths: []string{"file:///y", "FILE:///ws/x"}}},
 		{`not json`, Targets{}},
 		{``, Targets{}},
 	}

@@ -23,14 +23,16 @@ func (t Targets) Empty() bool {
 }
 
 // Argument names, compared after lower-casing and dropping '_' and '-'. pathKeys always
-// hold paths; maybePathKeys only when the value looks like one (they are also used for
-// languages, people, …).
+// hold paths, and so do moveKeys (a bare folder name moved away is a path too); the
+// maybePathKeys only when the value looks like one (they are also used for languages,
+// people, …).
 var (
 	pathKeys = []string{"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
 		"dir", "dirs", "directory", "directories", "folder", "notebookpath", "targetpath", "targetfile",
 		"sourcepath", "destinationpath", "destpath", "outputpath", "outputfile", "inputpath", "inputfile",
 		"oldpath", "newpath", "root"}
-	maybePathKeys = []string{"source", "src", "target", "destination", "dest", "from", "to", "output", "input", "location"}
+	moveKeys      = []string{"source", "src", "target", "destination", "dest"}
+	maybePathKeys = []string{"from", "to", "output", "input", "location"}
 	cwdKeys       = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
 	urlKeys       = []string{"url", "urls", "uri", "uris", "href", "link", "links", "endpoint"}
 	commandKeys   = []string{"command", "cmd", "script", "shellcommand", "commandline", "bash"}
@@ -84,6 +86,14 @@ func classify(t *Targets, key, s string) {
 	if trimmed == "" {
 		return
 	}
+	if isFileURL(trimmed) && !slices.Contains(commandKeys, key) {
+		// A file:// URL names a file whatever the argument is called.
+		t.Paths = appendNew(t.Paths, trimmed)
+		if slices.Contains(urlKeys, key) {
+			t.URLs = appendNew(t.URLs, trimmed)
+		}
+		return
+	}
 	switch {
 	case slices.Contains(commandKeys, key):
 		t.Commands = appendNew(t.Commands, s)
@@ -95,7 +105,7 @@ func classify(t *Targets, key, s string) {
 		if isURL(trimmed) || strings.Contains(trimmed, "://") {
 			t.URLs = appendNew(t.URLs, trimmed)
 		}
-	case slices.Contains(pathKeys, key):
+	case slices.Contains(pathKeys, key), slices.Contains(moveKeys, key):
 		if !strings.Contains(trimmed, "\n") {
 			t.Paths = appendNew(t.Paths, trimmed)
 		}
@@ -107,6 +117,10 @@ func classify(t *Targets, key, s string) {
 func isURL(s string) bool {
 	l := strings.ToLower(s)
 	return (strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")) && !strings.ContainsAny(s, " \n")
+}
+
+func isFileURL(s string) bool {
+	return len(s) > 5 && strings.EqualFold(s[:5], "file:") && !strings.ContainsAny(s, "\n")
 }
 
 func looksLikePath(s string) bool {

@@ -1,32 +1,106 @@
 package permission
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/text/unicode/norm"
 )
 
-// Path is a path argument of a call, as the model wrote it and as the OS would open it.
+// Path is one place a path argument of a call may lead to. One argument can lead to
+// several (a tool with several base directories, a spelling a tool may read two ways);
+// Explain lists them all, a deny or ask rule needs one of them to match and an allow rule
+// all of them.
 type Path struct {
 	Raw string `json:"raw"`
-	// Abs is Raw made absolute (home and workspace applied, `..` removed lexically); ""
-	// when Raw is relative and the session has no workspace.
+	// Abs is Raw made absolute (home or a base directory applied, `..` removed lexically).
 	Abs string `json:"abs,omitempty"`
-	// Real is Abs with every symlink resolved, component by component (a `..` after a
-	// symlink goes up from the link's target, as the OS does); the part that does not
-	// exist yet is appended as written.
+	// Real is where the OS goes: every symlink of the existing part resolved, component by
+	// component (a `..` after a symlink goes up from the link's target); the part that does
+	// not exist yet is appended as written.
 	Real string `json:"real,omitempty"`
+	// Unresolved says Cairn cannot tell where the tool takes the path: a relative path
+	// with no known base directory, `~user`, a drive-relative Windows path, a file:// URL
+	// of another host. It matches every deny and ask rule and never an allow rule.
+	Unresolved bool `json:"unresolved,omitempty"`
+	// fold: names compare without regard to case where the path lies.
+	fold bool
 }
 
-// Resolver places paths: relative ones in the session's workspace, `~` in the home
-// directory.
+// CaseMode says how path names compare.
+type CaseMode string
+
+// The case modes; the zero value asks the file system.
+const (
+	// CaseAuto probes the file system a path lies on (a name looked up with its case
+	// swapped), else takes the platform's default: insensitive on macOS and Windows.
+	CaseAuto        CaseMode = ""
+	CaseSensitive   CaseMode = "sensitive"
+	CaseInsensitive CaseMode = "insensitive"
+)
+
+// nameRules chooses whose naming rules apply on top of the host's separators: Windows
+// drops trailing dots and spaces of a name and reads `name:stream` as the file `name`.
+type nameRules int
+
+const (
+	hostNames    nameRules = iota // runtime.GOOS decides
+	windowsNames                  // as on Windows (tests on other systems)
+	posixNames                    // as on Unix
+)
+
+// Resolver places paths the way the tool will: relative ones in the directories the tool
+// reads them against, `~` in the home directory.
 type Resolver struct {
 	// Workspace is the session's working directory (absolute); "" when it has none.
+	// acceptEdits lets edits inside it pass; relative rule globs start in it.
 	Workspace string
-	// Home is the user's home directory; "" leaves `~` as written.
+	// Bases are the directories the tool reads a relative path against when that is not
+	// the workspace: an MCP server's roots and working directory. A relative path is
+	// placed in each. nil means the workspace; an empty non-nil list says no directory is
+	// known, so relative paths are unresolved.
+	Bases []string
+	// Home is the user's home directory; "" leaves `~` unresolved.
 	Home string
+	// Case says how names compare (default: probe the file system).
+	Case  CaseMode
+	names nameRules
+}
+
+// bases are the directories relative paths start from.
+func (r Resolver) bases() []string {
+	if r.Bases != nil {
+		return r.Bases
+	}
+	if r.Workspace != "" {
+		return []string{r.Workspace}
+	}
+	return nil
+}
+
+// anchors are where relative rule globs start: the workspace and the tool's bases.
+func (r Resolver) anchors() []string {
+	var out []string
+	for _, d := range append([]string{r.Workspace}, r.Bases...) {
+		if d != "" && filepath.IsAbs(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (r Resolver) windows() bool {
+	switch r.names {
+	case windowsNames:
+		return true
+	case posixNames:
+		return false
+	}
+	return runtime.GOOS == "windows"
 }
 
 // workspace is the workspace with its symlinks resolved.
@@ -37,59 +111,169 @@ func (r Resolver) workspace() string {
 	return realPath(filepath.Clean(r.Workspace))
 }
 
-// expandHome replaces a leading ~ or ~/.
-func (r Resolver) expandHome(p string) string {
+// expandHome replaces a leading ~ or ~/; ok is false for a `~` it cannot place (no home
+// directory, or another user's `~name`).
+func (r Resolver) expandHome(p string) (string, bool) {
+	if !strings.HasPrefix(p, "~") {
+		return p, true
+	}
 	if r.Home == "" {
-		return p
+		return p, false
 	}
 	if p == "~" {
-		return r.Home
+		return r.Home, true
 	}
 	if strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
 		// Not filepath.Join: it would remove `..` before symlinks are seen.
-		return strings.TrimRight(r.Home, `/\`) + string(filepath.Separator) + p[2:]
+		return strings.TrimRight(r.Home, `/\`) + string(filepath.Separator) + p[2:], true
 	}
-	return p
+	return p, false
 }
 
-// Resolve places one path argument; base is the directory relative paths start from
-// ("" = the workspace).
-func (r Resolver) Resolve(raw, base string) Path {
-	out := Path{Raw: raw}
-	p := r.expandHome(strings.TrimSpace(raw))
+// Resolve places one path argument in every place the tool may take it.
+func (r Resolver) Resolve(raw string) []Path { return r.resolveFrom(raw, r.bases()) }
+
+// resolveFrom places a path with relative ones starting in bases.
+func (r Resolver) resolveFrom(raw string, bases []string) []Path {
+	var out []Path
+	seen := map[string]bool{}
+	for _, sp := range r.spellings(raw) {
+		for _, p := range r.place(raw, sp, bases) {
+			// Spellings that differ only in their Unicode form compare the same.
+			k := norm.NFC.String(p.Abs) + "\x00" + norm.NFC.String(p.Real)
+			if p.Unresolved {
+				k = "\x00unresolved"
+			}
+			if p.fold {
+				k += "\x00fold"
+			}
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// spellings are the texts a tool may make of a path argument: as written and trimmed, a
+// file:// URL's path, backslashes as separators, and the NFC and NFD forms of each (a
+// name on disk has one of them; Lstat finds only that one). "" stands for a URL that
+// names no local file.
+func (r Resolver) spellings(raw string) []string {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(raw)
+	add(strings.TrimSpace(raw))
+	if p, ok := fileURLPath(strings.TrimSpace(raw), r.windows()); ok {
+		add(p)
+	}
+	if !r.windows() && strings.Contains(raw, `\`) {
+		for _, s := range slices.Clone(out) {
+			add(strings.ReplaceAll(s, `\`, "/"))
+		}
+	}
+	for _, s := range slices.Clone(out) {
+		add(norm.NFC.String(s))
+		add(norm.NFD.String(s))
+	}
+	return out
+}
+
+// fileURLPath is the local path a file:// URL names; "" (ok) for one naming another
+// host, which no rule can place.
+func fileURLPath(s string, windows bool) (string, bool) {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") {
+		return "", true
+	}
+	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+		if windows {
+			return `\\` + u.Host + filepath.FromSlash(u.Path), true // a UNC share
+		}
+		return "", true
+	}
+	p := u.Path
 	if p == "" {
-		return out
+		p = u.Opaque // file:relative/x
 	}
-	if !filepath.IsAbs(p) {
-		if base == "" {
-			base = r.Workspace
-		}
-		if base == "" || !filepath.IsAbs(base) {
-			return out
-		}
-		p = strings.TrimRight(base, `/\`) + string(filepath.Separator) + p
+	if windows && len(p) > 2 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // /C:/x
 	}
-	out.Abs = filepath.Clean(p)
-	// Resolve from the path as written, so `link/..` goes where the OS goes.
-	out.Real = realPath(p)
+	return filepath.FromSlash(p), true
+}
+
+// place makes one spelling absolute, in each base when it is relative.
+func (r Resolver) place(raw, p string, bases []string) []Path {
+	unresolved := []Path{{Raw: raw, Unresolved: true}}
+	if p == "" {
+		if strings.TrimSpace(raw) == "" {
+			return nil
+		}
+		return unresolved
+	}
+	p, ok := r.expandHome(p)
+	if !ok || driveRelative(p) {
+		return unresolved
+	}
+	if filepath.IsAbs(p) {
+		return r.located(raw, p)
+	}
+	if len(bases) == 0 {
+		return unresolved
+	}
+	var out []Path
+	for _, b := range bases {
+		if b == "" || !filepath.IsAbs(b) {
+			out = append(out, unresolved...)
+			continue
+		}
+		out = append(out, r.located(raw, strings.TrimRight(b, `/\`)+string(filepath.Separator)+p)...)
+	}
+	return out
+}
+
+// driveRelative reports a Windows path that starts on a drive or a root Cairn does not
+// know: `C:x` (the drive's own current directory) and `\x` (the current drive's root).
+func driveRelative(p string) bool {
+	if filepath.IsAbs(p) || runtime.GOOS != "windows" {
+		return false
+	}
+	return filepath.VolumeName(p) != "" || strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
+}
+
+// located is an absolute path as the OS walks it and, when different, as a tool that
+// cleans it first (Node's path.resolve, Go's filepath.Join) walks it.
+func (r Resolver) located(raw, p string) []Path {
+	abs := filepath.Clean(p)
+	walked, cleaned := realPath(p), realPath(abs)
+	out := []Path{{Raw: raw, Abs: abs, Real: walked, fold: r.folds(walked)}}
+	if cleaned != walked {
+		out = append(out, Path{Raw: raw, Abs: abs, Real: cleaned, fold: r.folds(cleaned)})
+	}
 	return out
 }
 
 // Inside reports whether a resolved path lies in the workspace (or is the workspace).
 func (r Resolver) Inside(p Path) bool {
 	ws := r.workspace()
-	if ws == "" || p.Real == "" {
+	if ws == "" || p.Real == "" || p.Unresolved {
 		return false
 	}
-	return within(ws, p.Real)
+	return within(r.key(ws, p.fold, false), r.key(p.Real, p.fold, false))
 }
 
+// within reports whether the slash-separated key p is dir or below it.
 func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || filepath.IsAbs(rel) {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
+	dir = strings.TrimSuffix(dir, "/")
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // maxLinks bounds symlink hops, as the OS does (ELOOP).
@@ -116,7 +300,7 @@ func realPath(p string) string {
 		next := filepath.Join(resolved, c)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return filepath.Join(append([]string{next}, comps...)...)
+			return canonical(next, comps)
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			resolved = next
@@ -125,7 +309,7 @@ func realPath(p string) string {
 		links++
 		target, err := os.Readlink(next)
 		if err != nil || links > maxLinks {
-			return filepath.Join(append([]string{next}, comps...)...)
+			return canonical(next, comps)
 		}
 		if filepath.IsAbs(target) {
 			tv := filepath.VolumeName(target)
@@ -134,116 +318,25 @@ func realPath(p string) string {
 		}
 		comps = append(splitPath(target), comps...)
 	}
-	return resolved
+	return canonical(resolved, nil)
+}
+
+// canonical joins a walked path with the rest that does not exist. On Windows the
+// existing part is given its names as stored (EvalSymlinks expands 8.3 short names such
+// as PROGRA~1 and takes the stored case), which Lstat alone leaves as written.
+func canonical(walked string, rest []string) string {
+	if runtime.GOOS == "windows" {
+		if _, err := os.Lstat(walked); err == nil {
+			if c, err := filepath.EvalSymlinks(walked); err == nil {
+				walked = c
+			}
+		} else if c, err := filepath.EvalSymlinks(filepath.Dir(walked)); err == nil {
+			walked = filepath.Join(c, filepath.Base(walked))
+		}
+	}
+	return filepath.Join(append([]string{walked}, rest...)...)
 }
 
 func splitPath(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator })
-}
-
-// pathPattern is a rule's path glob placed like a path: `~` expanded, relative globs
-// inside the workspace, a leading `**` matching anywhere, and the literal base directory
-// with its symlinks resolved (so /tmp/** also matches /private/tmp/x on macOS).
-type pathPattern struct {
-	lexical string // slash-separated glob over Path.Abs
-	real    string // the same over Path.Real
-	rel     string // relative glob, for relative paths when there is no workspace
-}
-
-func (r Resolver) pattern(glob string) pathPattern {
-	g := filepath.ToSlash(strings.TrimSpace(r.expandHome(strings.TrimSpace(glob))))
-	switch {
-	case strings.HasPrefix(g, "**"):
-		return pathPattern{lexical: g, real: g, rel: g} // ** also matches a leading / or drive
-	case !isAbsGlob(g):
-		ws := r.Workspace
-		if ws == "" || !filepath.IsAbs(ws) {
-			return pathPattern{rel: cleanGlob(g)}
-		}
-		rel := cleanGlob(g)
-		g = filepath.ToSlash(filepath.Clean(ws)) + "/" + rel
-		out := r.placeGlob(g)
-		out.rel = rel
-		return out
-	}
-	return r.placeGlob(g)
-}
-
-func (r Resolver) placeGlob(g string) pathPattern {
-	g = cleanGlob(g)
-	if !hasMeta(g) {
-		return pathPattern{lexical: g, real: escapeGlob(filepath.ToSlash(realPath(filepath.FromSlash(g))))}
-	}
-	base, rest := doublestar.SplitPattern(g)
-	realBase := filepath.ToSlash(realPath(filepath.FromSlash(base)))
-	out := pathPattern{lexical: g, real: g}
-	if rest == "" || rest == "." {
-		out.real = escapeGlob(realBase)
-		return out
-	}
-	out.real = strings.TrimSuffix(escapeGlob(realBase), "/") + "/" + rest
-	return out
-}
-
-// isAbsGlob reports whether a slash-separated glob is absolute (Unix root or a Windows
-// drive letter).
-func isAbsGlob(g string) bool {
-	return strings.HasPrefix(g, "/") || (len(g) > 2 && g[1] == ':' && g[2] == '/')
-}
-
-// cleanGlob removes `.` and `..` segments from a glob's literal part.
-func cleanGlob(g string) string {
-	base, rest := doublestar.SplitPattern(g)
-	if base == "." && !strings.HasPrefix(g, "./") {
-		return g // the glob starts with a meta character: nothing to clean
-	}
-	b := filepath.ToSlash(filepath.Clean(filepath.FromSlash(base)))
-	if rest == "" {
-		return b
-	}
-	return strings.TrimSuffix(b, "/") + "/" + rest
-}
-
-func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
-
-func escapeGlob(s string) string {
-	if !hasMeta(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]{}\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// matchAllow reports whether an allow rule's glob covers a path: only where the OS would
-// really go counts, so a symlink inside an allowed folder that points out of it is not
-// allowed.
-func (pp pathPattern) matchAllow(p Path) bool {
-	if p.Real == "" {
-		return false
-	}
-	return pp.real != "" && doublestar.MatchUnvalidated(pp.real, filepath.ToSlash(p.Real))
-}
-
-// matchAny reports whether a deny or ask rule's glob catches a path by any of its
-// names: as written (relative), lexical or real.
-func (pp pathPattern) matchAny(p Path) bool {
-	if pp.real != "" && p.Real != "" && doublestar.MatchUnvalidated(pp.real, filepath.ToSlash(p.Real)) {
-		return true
-	}
-	if pp.lexical != "" && p.Abs != "" && doublestar.MatchUnvalidated(pp.lexical, filepath.ToSlash(p.Abs)) {
-		return true
-	}
-	if pp.lexical != "" && p.Real != "" && doublestar.MatchUnvalidated(pp.lexical, filepath.ToSlash(p.Real)) {
-		return true
-	}
-	if pp.rel != "" && p.Abs == "" && p.Raw != "" {
-		return doublestar.MatchUnvalidated(pp.rel, cleanGlob(filepath.ToSlash(p.Raw)))
-	}
-	return false
 }

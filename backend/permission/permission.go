@@ -2,8 +2,11 @@
 // a call gets from them (allow, deny or ask). It reads no database and asks nobody; the
 // approval service (backend/approval) feeds it the session's mode, the stored rules and
 // the call, and acts on the verdict. Matching covers tool names and namespaces (globs),
-// path arguments (doublestar globs after resolving `..` and symlinks) and shell commands
-// by prefix, parsed with mvdan.cc/sh so that an allowed prefix cannot smuggle in more.
+// path arguments (doublestar globs over every place the tool may take the path, after
+// `~`, `..` and symlinks, compared in NFC and case-folded where the file system ignores
+// case; a path that cannot be placed meets every deny and ask rule and no allow rule) and
+// shell commands by prefix, parsed with mvdan.cc/sh so that an allowed prefix cannot
+// smuggle in more.
 package permission
 
 // Mode is a session's permission mode.

@@ -19,9 +19,12 @@ type Rule struct {
 	// Tool is a glob over the wire name (sandbox_bash, mcp__gitHub__*) or the namespace
 	// (sandbox, mcp:<serverId>, mcp:*); "" = any tool.
 	Tool string `json:"tool,omitempty"`
-	// Path is a glob over the path arguments after `~`, `..` and symlinks are resolved;
-	// relative globs start in the session's workspace, a leading `**` matches anywhere.
-	// An allow needs every path of the call to match; deny and ask need one.
+	// Path is a glob over the path arguments after `~`, `..` and symlinks are resolved,
+	// compared in Unicode NFC and without regard to case on file systems that ignore it;
+	// relative globs start in the session's workspace and in the directories the tool
+	// reads relative paths against, a leading `**` matches anywhere. An allow needs every
+	// path of the call to match; deny and ask need one, and a path Cairn cannot place
+	// meets every deny and ask glob.
 	Path string `json:"path,omitempty"`
 	// Command is a prefix of a shell command, word by word (`git status` covers
 	// `git status --short`, never `git statusx` or `git status; rm -rf ~`).
@@ -95,7 +98,7 @@ func (r Rule) String() string {
 // compiled is a rule prepared for one evaluation.
 type compiled struct {
 	Rule
-	path    pathPattern
+	path    []pathPattern
 	command commandPattern
 	bad     bool // the rule does not parse (stored by an older version): it never applies
 }

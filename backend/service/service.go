@@ -177,7 +177,17 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// The MCP servers' cached tools join the registry; nothing connects until MCP.Start.
 	s.MCP.AttachRegistry(ctx, s.Tools)
 	s.Approval.SetServers(s.MCP)
+	s.Approval.SetPlaces(mcpPlaces{s.MCP})
 	return s, nil
+}
+
+// mcpPlaces tells the approval service where an MCP server's tools read relative paths,
+// so a path rule holds for `protected/x` as it does for `<root>/protected/x`.
+type mcpPlaces struct{ m *mcp.Manager }
+
+func (p mcpPlaces) ServerPlaces(serverID string) (approval.ServerPlaces, bool) {
+	pc, ok := p.m.PathContext(serverID)
+	return approval.ServerPlaces{Remote: pc.Remote, Dir: pc.Dir, Roots: pc.Roots, Args: pc.Args}, ok
 }
 
 // StartBackground starts what a long-running Cairn (the desktop window, `cairn serve`)
