@@ -20,6 +20,9 @@ export interface DialogProps {
   testId?: string;
   /** "wide" for dialogs with forms or code (session settings, approvals). */
   size?: "normal" | "wide";
+  /** Run before any key reaches the content or the footer (useDeliberateKeys). */
+  onKeyDownCapture?: (e: KeyboardEvent<HTMLElement>) => void;
+  onKeyUpCapture?: (e: KeyboardEvent<HTMLElement>) => void;
 }
 
 const FOCUSABLE =
@@ -50,6 +53,8 @@ export function Dialog({
   closeOnBackdrop = true,
   testId,
   size = "normal",
+  onKeyDownCapture,
+  onKeyUpCapture,
 }: DialogProps) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
@@ -129,6 +134,8 @@ export function Dialog({
         className={size === "wide" ? "dialog dialog--wide" : "dialog"}
         data-testid={testId}
         onKeyDown={onKeyDown}
+        onKeyDownCapture={onKeyDownCapture}
+        onKeyUpCapture={onKeyUpCapture}
       >
         <header className="dialog__header">
           <h2 id={titleId} className="dialog__title">

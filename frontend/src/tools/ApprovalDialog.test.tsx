@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ApprovalRequest } from "../api";
 import { FakeTransport } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
+import { DELIBERATE_QUIET_MS } from "../components/useDeliberateKeys";
 import { ApprovalDialog, changeOf } from "./ApprovalDialog";
 
 const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -40,10 +41,16 @@ describe("ApprovalDialog", () => {
     expect(within(dialog).getByTestId("approval-allow")).toHaveFocus();
   });
 
-  it("Enter allows once and Esc denies", async () => {
+  it("Enter allows once (once a stray key cannot be it) and Esc denies", async () => {
+    let now = 0;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
     const { user, onDecide } = setup(request());
     await user.keyboard("{Enter}");
+    expect(onDecide).not.toHaveBeenCalled(); // the first second after opening
+    now = DELIBERATE_QUIET_MS;
+    await user.keyboard("{Enter}");
     expect(onDecide).toHaveBeenLastCalledWith("allow_once", "");
+    vi.restoreAllMocks();
     await user.keyboard("{Escape}");
     expect(onDecide).toHaveBeenLastCalledWith("deny", "");
   });
@@ -110,7 +117,43 @@ describe("ApprovalHost (every window shows the dialog; the first decision wins)"
     await waitFor(() => expect(screen.queryAllByTestId("approval-dialog")).toHaveLength(0));
     expect(req.decision).toBe("allow_once");
     expect(req.window).toBeTruthy(); // the deciding window is named for the audit log
-    expect(document.title).not.toMatch(/^\(\d+\) /);
+    await waitFor(() => expect(document.title).not.toMatch(/^\(\d+\) /)); // the hosts' effects run after the render
+  });
+});
+
+describe("ApprovalHost (no approval by a stray key)", () => {
+  it("takes nothing typed into the composer as the dialog opens as a decision; a deliberate press decides", async () => {
+    let now = 0;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
+    const { FakeBackend } = await import("../test/fakeTransport");
+    const { App } = await import("../shell/App");
+    const backend = new FakeBackend();
+    const s = backend.chat.addSession({ title: "Build" });
+    renderWithClient(<App />, { transport: backend.window(), route: { name: "session", id: s.id } });
+    const composer = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
+    const user = userEvent.setup();
+    await user.click(composer);
+    await user.keyboard("run the tests{Shift>}"); // a key is down when the dialog opens
+
+    const req = backend.chat.requestApproval(s.id);
+    const dialog = await screen.findByTestId("approval-dialog");
+    await waitFor(() => expect(within(dialog).getByTestId("approval-allow")).toHaveFocus());
+    // The rest of the sentence, a space, Enter to send, and the held key's release: all land
+    // on the focused Allow button.
+    await user.keyboard("{/Shift} please {Enter}{Enter}");
+    now = DELIBERATE_QUIET_MS / 2;
+    await user.keyboard(" {Enter}");
+    expect(req.status).toBe("pending");
+    expect(req.decision).toBeUndefined();
+    expect(screen.getByTestId("approval-dialog")).toBeInTheDocument();
+    expect(composer.value).toBe("run the tests");
+
+    // After the first second, one deliberate press decides.
+    now = DELIBERATE_QUIET_MS + 1;
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(screen.queryByTestId("approval-dialog")).toBeNull());
+    expect(req.decision).toBe("allow_once");
+    vi.restoreAllMocks();
   });
 });
 

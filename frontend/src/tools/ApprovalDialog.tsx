@@ -1,9 +1,10 @@
-import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useId, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import type { ApprovalChoice, ApprovalRequest } from "../api";
 import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
+import { useDeliberateKeys, type DeliberatePress } from "../components/useDeliberateKeys";
 import { NAMESPACE_ICONS, parseToolName, prettyJSON } from "./model";
 import { useApprovalReason } from "./reason";
 
@@ -47,6 +48,8 @@ export function changeOf(args: unknown): { path?: string; lines: DiffLine[] } | 
  * the exact command, the change for edits and writes, the paths and URLs, whether it is
  * destructive — and sends one decision. Enter allows once, Esc denies; focus is trapped by
  * Dialog. "For this session" / "always" are offered only when the backend can make a rule.
+ * Enter and Space decide only when pressed deliberately (useDeliberateKeys): typing that
+ * was meant for the composer when the dialog opened decides nothing.
  */
 export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDialogProps) {
   const { t } = useTranslation("chat");
@@ -55,6 +58,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const reasonOf = useApprovalReason();
+  const keys = useDeliberateKeys(request?.id ?? null, (press) => onPress(press));
 
   if (!request) return null;
   const name = parseToolName(request.tool);
@@ -74,12 +78,14 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
     }
   };
 
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
-    const target = e.target as HTMLElement;
-    if (target.tagName === "TEXTAREA" || target.tagName === "BUTTON") return; // buttons click themselves
-    e.preventDefault();
-    void decide("allow_once");
+  // What a deliberate key press means: a focused button (or disclosure) is clicked, as the
+  // browser would have; Enter elsewhere allows once.
+  const onPress = ({ key, target, shiftKey }: DeliberatePress) => {
+    if (target.tagName === "BUTTON" || target.tagName === "SUMMARY" || target.tagName === "A") {
+      target.click();
+      return;
+    }
+    if (key === "Enter" && !shiftKey) void decide("allow_once");
   };
 
   return (
@@ -91,6 +97,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
       initialFocusRef={allowRef}
       testId="approval-dialog"
       size="wide"
+      {...keys}
       title={t("approval.title", { tool: request.server ? `${request.server} › ${name.label}` : name.label || request.tool })}
       description={reasonOf(request) || undefined}
       footer={
@@ -115,7 +122,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
         </>
       }
     >
-      <div className="approval" onKeyDown={onKeyDown}>
+      <div className="approval">
         {context}
         <p className="approval__tool">
           <span className="tool-card__ns" aria-hidden="true">
