@@ -71,6 +71,20 @@ func commands() []Command {
 	}
 }
 
+// maxArgBytes bounds one command-line argument: longer input (a prompt, a JSON document)
+// comes on stdin or from a file, and no error has to quote it.
+const maxArgBytes = 64 << 10
+
+func checkArgs(args []string) error {
+	for i, a := range args {
+		if len(a) > maxArgBytes {
+			return usageErr("argument %d is %s: an argument can hold at most %d KiB; pass long input on stdin or in a file",
+				i+1, apperr.Quote(a), maxArgBytes>>10)
+		}
+	}
+	return nil
+}
+
 // exitError carries an exit code without printing anything more.
 type exitError struct{ code int }
 
@@ -90,6 +104,9 @@ func Run(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	env.DataDir = *dataDir
+	if err := checkArgs(args); err != nil {
+		return env.report(err)
+	}
 	rest := global.Args()
 	if len(rest) == 0 {
 		if env.Deps.Window != nil {
@@ -109,7 +126,7 @@ func Run(ctx context.Context, args []string, env *Env) int {
 			return env.report(err)
 		}
 	}
-	fmt.Fprintf(env.Stderr, "cairn: unknown command %q\n\n", name)
+	fmt.Fprintf(env.Stderr, "cairn: unknown command %s\n\n", apperr.Quote(name))
 	usage(env.Stderr, global)
 	return 2
 }

@@ -44,7 +44,7 @@ func TestSettingsCommands(t *testing.T) {
 		{"set valid", []string{"settings", "set", "general.theme", "dark"}, 0, "general.theme = dark", "out"},
 		{"get back", []string{"settings", "get", "general.theme"}, 0, "dark", "out"},
 		{"set invalid enum", []string{"settings", "set", "general.theme", "purple"}, 2, "general.theme must be one of: system, light, dark.", "err"},
-		{"unknown key", []string{"settings", "get", "nope"}, 2, "There is no setting called nope.", "err"},
+		{"unknown key", []string{"settings", "get", "nope"}, 2, `There is no setting called "nope".`, "err"},
 		{"list json", []string{"settings", "list", "--json"}, 0, `"general.theme": "dark"`, "out"},
 		{"bad subcommand", []string{"settings", "frob"}, 2, "unknown settings subcommand", "err"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command", "err"},
@@ -319,5 +319,34 @@ func TestErrorPointsToTheCommand(t *testing.T) {
 		if code != 1 || !strings.Contains(errb.String(), tt.want) {
 			t.Errorf("%s: exit %d, stderr %q; want %q", tt.section, code, errb.String(), tt.want)
 		}
+	}
+}
+
+// TestHugeInputQuotedShort: an argument over 64 KiB is refused before anything runs,
+// and rejected values are quoted back by their beginning and length, never whole.
+func TestHugeInputQuotedShort(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"argv entry over the limit", []string{"chat", strings.Repeat("y", 70000)}, `(70,000 characters): an argument can hold at most 64 KiB`},
+		{"unknown setting", []string{"settings", "get", strings.Repeat("k", 60000)}, `There is no setting called "kkkkkkkkkkkkkkkkkkkkkkkk…" (60,000 characters).`},
+		{"bad boolean", []string{"settings", "set", "chat.sendOnEnter", strings.Repeat("b", 60000)}, `got "bbbbbbbbbbbbbbbbbbbbbbbb…" (60,000 characters)`},
+		{"unknown subcommand", []string{"mcp", strings.Repeat("m", 60000)}, `(60,000 characters)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, dir, "", tt.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %.400q; want it to contain %q", r.code, r.stderr, tt.want)
+			}
+			if len(r.stderr) > 4000 {
+				t.Fatalf("%d bytes of error: the value was echoed", len(r.stderr))
+			}
+		})
 	}
 }

@@ -159,7 +159,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			args = pos[3]
 		}
 		if !json.Valid([]byte(args)) {
-			return usageErr("the arguments are not valid JSON: %s", args)
+			return usageErr("the arguments are not valid JSON: %s", apperr.Quote(args))
 		}
 		res, err := m.CallTool(ctx, id, tool, json.RawMessage(args), func(p tools.Progress) {
 			if p.Total > 0 {
@@ -316,5 +316,5 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "%s: signed out (the tokens were deleted)\n", termtext.Line(v.Name))
 		return nil
 	}
-	return usageErr("unknown mcp subcommand %q\n%s", pos[0], mcpUsage)
+	return usageErr("unknown mcp subcommand %s\n%s", apperr.Quote(pos[0]), mcpUsage)
 }

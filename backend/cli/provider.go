@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/termtext"
 )
@@ -183,7 +184,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "removed %s\n", termtext.Line(rest[0]))
 		return nil
 	}
-	return usageErr("unknown provider subcommand %q\n%s", sub, providerUsage)
+	return usageErr("unknown provider subcommand %s\n%s", apperr.Quote(sub), providerUsage)
 }
 
 func printPresets(env *Env, asJSON bool) error {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
@@ -74,7 +75,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "%s = %s\n", pos[1], termtext.Line(fmt.Sprint(v)))
 		return nil
 	}
-	return usageErr("unknown settings subcommand %q (list, get, set)", pos[0])
+	return usageErr("unknown settings subcommand %s (list, get, set)", apperr.Quote(pos[0]))
 }
 
 func runSecrets(ctx context.Context, env *Env, args []string) error {
@@ -136,5 +137,5 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "%s deleted\n", pos[1])
 		return nil
 	}
-	return usageErr("unknown secrets subcommand %q (list, set, delete)", pos[0])
+	return usageErr("unknown secrets subcommand %s (list, set, delete)", apperr.Quote(pos[0]))
 }

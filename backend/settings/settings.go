@@ -273,7 +273,7 @@ func unknown(key string) *apperr.Error {
 		keys = append(keys, s.Key)
 	}
 	sort.Strings(keys)
-	return apperr.New(apperr.SettingUnknown, "unknown setting %q (known: %s)", key, strings.Join(keys, ", ")).WithParam("key", key)
+	return apperr.New(apperr.SettingUnknown, "unknown setting %s (known: %s)", apperr.Quote(key), strings.Join(keys, ", ")).WithParam("key", apperr.Quote(key))
 }
 
 // coerce turns v (typed or text) into the setting's type, or says why it cannot with a
@@ -296,10 +296,10 @@ func coerce(sp Spec, v any) (any, *apperr.Error) {
 				return b, nil
 			}
 		}
-		return nil, bad(apperr.SettingNotBool, fmt.Sprintf("expected true or false, got %v", v))
+		return nil, bad(apperr.SettingNotBool, "expected true or false, got "+apperr.Quote(fmt.Sprint(v)))
 	case Int:
 		var n int
-		notInt := bad(apperr.SettingNotInt, fmt.Sprintf("expected a whole number, got %v", v))
+		notInt := bad(apperr.SettingNotInt, "expected a whole number, got "+apperr.Quote(fmt.Sprint(v)))
 		switch x := v.(type) {
 		case float64:
 			if x != float64(int(x)) {

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,11 @@ func TestSetValidates(t *testing.T) {
 				if !apperr.Is(err, tt.errCode) {
 					t.Fatalf("err = %v, want %s", err, tt.errCode)
 				}
-				if p := apperr.From(err).Params; p["key"] != tt.key || p["reason"] == "" {
+				wantKey := tt.key
+				if tt.errCode == apperr.SettingUnknown {
+					wantKey = apperr.Quote(tt.key) // not a key of any field: quoted back, as typed
+				}
+				if p := apperr.From(err).Params; p["key"] != wantKey || p["reason"] == "" {
 					t.Fatalf("params %v: the window needs the key and the log a reason", p)
 				}
 				if tt.errCode == apperr.SettingRange && (apperr.From(err).Params["min"] != "1" || apperr.From(err).Params["max"] != "100") {
@@ -189,6 +194,24 @@ func TestDurationSettings(t *testing.T) {
 		}
 		if got := s.Duration(ctx, "chat.streamIdleTimeout"); got != tt.want {
 			t.Errorf("%v: read back %v", tt.value, got)
+		}
+	}
+}
+
+// TestRejectedValuesShortened: a huge key or value is quoted back by its beginning and
+// length, never whole, in the message and in the parameters.
+func TestRejectedValuesShortened(t *testing.T) {
+	s, _, _ := newService(t)
+	huge := strings.Repeat("x", 100000)
+	for _, tc := range []struct{ key, value string }{{huge, "1"}, {"chat.sendOnEnter", huge}} {
+		_, err := s.Set(context.Background(), tc.key, tc.value)
+		ae := apperr.From(err)
+		if ae == nil {
+			t.Fatalf("%.20s accepted", tc.key)
+		}
+		b, _ := json.Marshal(ae)
+		if len(b) > 2000 || !strings.Contains(string(b), "100,000 characters") {
+			t.Fatalf("error of %d bytes: %.300s", len(b), b)
 		}
 	}
 }
