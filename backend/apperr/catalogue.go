@@ -48,6 +48,9 @@ const (
 	ProviderInvalid      Code = "provider_invalid"
 	NoProvider           Code = "no_provider_configured"
 	ProviderKeyMissing   Code = "provider_key_missing"
+	ProviderKeyInvalid   Code = "provider_key_invalid"
+	ProviderKeyStoredBad Code = "provider_key_stored_invalid"
+	ProviderPortInvalid  Code = "provider_port_invalid"
 	ModelAuthFailed      Code = "model_auth_failed"
 	ModelRateLimited     Code = "model_rate_limited"
 	ModelUnreachable     Code = "model_unreachable"
@@ -151,6 +154,9 @@ var catalogue = map[Code]def{
 	ProviderInvalid:      {action: openSettings("providers")},
 	NoProvider:           {action: openSettings("providers")},
 	ProviderKeyMissing:   {action: openSettings("providers")},
+	ProviderKeyInvalid:   {action: openSettings("providers")},
+	ProviderKeyStoredBad: {action: openSettings("providers")},
+	ProviderPortInvalid:  {action: openSettings("providers")},
 	ModelAuthFailed:      {action: openSettings("providers")},
 	ModelRateLimited:     {action: retry},
 	ModelUnreachable:     {action: retry},

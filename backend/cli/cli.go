@@ -180,7 +180,8 @@ func sectionCommand(section string) string {
 // inputError: the command line or its input was wrong (exit 2), not the command's work.
 func inputError(c apperr.Code) bool {
 	switch c {
-	case apperr.InvalidArgument, apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty:
+	case apperr.InvalidArgument, apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty,
+		apperr.ProviderPortInvalid, apperr.ProviderKeyInvalid:
 		return true
 	}
 	return strings.HasPrefix(string(c), "setting_")

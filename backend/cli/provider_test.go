@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/service"
 )
 
 func TestProviderCommandsKeepTheKeyOutOfArgvAndTheDB(t *testing.T) {
@@ -107,5 +109,58 @@ func TestProviderCommandsKeepTheKeyOutOfArgvAndTheDB(t *testing.T) {
 	}
 	if r := run(t, dir, "", "provider", "frob"); r.code != 2 {
 		t.Fatalf("unknown subcommand: %+v", r)
+	}
+}
+
+// TestProviderAddRefusesBadPortAndKey: `cairn provider add` refuses a port outside
+// 1–65535 and a key with a control character, in the locale's words (exit 2), and
+// stores nothing; a key stored with a line break in it is reported as that key by
+// `provider test` and `chat`, not as a host that cannot be reached.
+func TestProviderAddRefusesBadPortAndKey(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	dir := t.TempDir()
+	srv := llmtest.Start(t)
+	srv.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "OK"} })
+	locales := os.DirFS(filepath.Join("..", "..", "frontend", "src", "i18n", "locales"))
+	runL := func(stdin string, args ...string) result {
+		var out, errb bytes.Buffer
+		env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Deps: Deps{Locales: locales}}
+		code := Run(t.Context(), append([]string{"--data-dir", dir}, args...), env)
+		return result{code, out.String(), errb.String()}
+	}
+	r := runL("", "provider", "add", "far", "--base-url", "http://127.0.0.1:70000/v1", "--model", "m")
+	if r.code != 2 || !strings.Contains(r.stderr, "The port 70000 in the base URL is not between 1 and 65535.") {
+		t.Fatalf("port: %+v", r)
+	}
+	r = runL("sk-abc\x1b[2Kdef\n", "provider", "add", "pasted", "--base-url", srv.URL, "--model", "m", "--api-key-stdin")
+	if r.code != 2 || !strings.Contains(r.stderr, "invisible control character (U+001B, character 7)") || strings.Contains(r.stderr, "\x1b") {
+		t.Fatalf("key: %+v", r)
+	}
+	if r := runL("", "provider", "list", "--json"); strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("stored anyway: %+v", r)
+	}
+
+	if r := runL("sk-good\n", "provider", "add", "local", "--base-url", srv.URL, "--model", "m", "--api-key-stdin"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	s, err := service.Open(t.Context(), service.Options{DataDir: dir, SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Providers.Get(t.Context(), "local")
+	if err == nil {
+		err = s.Secrets.Set(t.Context(), llm.SecretName(p.ID), "sk-abc\ndef") // as an older Cairn stored it
+	}
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"provider", "test", "local"}, {"chat", "--provider", "local", "hi"}} {
+		r := runL("", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "The stored API key of local contains an invisible control character (U+000A, character 7)") ||
+			strings.Contains(r.stderr, "Cannot reach") {
+			t.Fatalf("%v: %+v", args, r)
+		}
 	}
 }

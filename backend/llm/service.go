@@ -146,7 +146,7 @@ func (s *Service) Get(ctx context.Context, ref string) (Provider, error) {
 	row := s.db.QueryRowContext(ctx, "SELECT "+providerCols+" FROM providers WHERE id = ? OR name = ? COLLATE NOCASE ORDER BY id = ? DESC LIMIT 1", ref, ref, ref)
 	p, err := scanProvider(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Provider{}, apperr.New(apperr.ProviderNotFound, "no provider %q", ref).WithParam("name", ref)
+		return Provider{}, apperr.New(apperr.ProviderNotFound, "no provider %s", apperr.Quote(ref)).WithParam("name", apperr.Quote(ref))
 	}
 	if err != nil {
 		return Provider{}, apperr.Wrap(err, apperr.Internal, "read provider")
@@ -167,7 +167,10 @@ func NormalizeBaseURL(raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", invalid(fmt.Sprintf("%q is not an http(s) URL", raw))
+		return "", invalid(apperr.Quote(raw) + " is not an http(s) URL")
+	}
+	if err := checkPort(u); err != nil {
+		return "", err
 	}
 	if u.User != nil {
 		return "", invalid("put the API key in the key field, not in the URL")
@@ -187,13 +190,13 @@ func normalizeModels(in []Model) ([]Model, error) {
 			continue
 		}
 		if m.ContextWindow < 0 {
-			return nil, invalid(fmt.Sprintf("model %s: the context window cannot be negative", m.ID))
+			return nil, invalid(fmt.Sprintf("model %s: the context window cannot be negative", apperr.Quote(m.ID)))
 		}
 		if m.Source == "" {
 			m.Source = SourceManual
 		}
 		if why := CheckReasoning(m.ReasoningChoice()); why != "" {
-			return nil, invalid(fmt.Sprintf("model %s: %s", m.ID, why))
+			return nil, invalid(fmt.Sprintf("model %s: %s", apperr.Quote(m.ID), why))
 		}
 		seen[m.ID] = true
 		out = append(out, m)
@@ -208,13 +211,16 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 	if name == "" || len([]rune(name)) > 64 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return Provider{}, invalid("the name must be 1 to 64 printable characters")
 	}
+	if err := CheckKey(strings.TrimSpace(in.APIKey)); err != nil {
+		return Provider{}, err
+	}
 	preset := in.Preset
 	if preset == "" {
 		preset = PresetCustom
 	}
 	pr, ok := PresetByID(preset)
 	if !ok {
-		return Provider{}, invalid(fmt.Sprintf("unknown preset %q", preset))
+		return Provider{}, invalid("unknown preset " + apperr.Quote(preset))
 	}
 	rawURL := in.BaseURL
 	if strings.TrimSpace(rawURL) == "" {
@@ -352,6 +358,15 @@ func (s *Service) key(providerID string) (string, bool, error) {
 	return v, ok, nil
 }
 
+// requestKey is the key a request to p sends, refused when it cannot be sent.
+func (s *Service) requestKey(p Provider) (string, bool, error) {
+	key, ok, err := s.key(p.ID)
+	if err == nil && ok {
+		err = checkStoredKey(p, key)
+	}
+	return key, ok, err
+}
+
 func (s *Service) forgetKey(providerID string) {
 	s.mu.Lock()
 	delete(s.keys, providerID)
@@ -388,7 +403,7 @@ func (s *Service) Resolve(ctx context.Context, providerRef, model string) (Targe
 	if model == "" {
 		return Target{}, invalid(fmt.Sprintf("provider %s has no model; add one or fetch the list", p.Name)).WithParam("providerId", p.ID)
 	}
-	key, ok, err := s.key(p.ID)
+	key, ok, err := s.requestKey(p)
 	if err != nil {
 		return Target{}, err
 	}
@@ -418,7 +433,7 @@ func (s *Service) FetchModels(ctx context.Context, ref string) (Provider, error)
 	if err != nil {
 		return Provider{}, err
 	}
-	key, _, err := s.key(p.ID)
+	key, _, err := s.requestKey(p)
 	if err != nil {
 		return Provider{}, err
 	}
