@@ -113,6 +113,9 @@ func prepare(in Input) *call {
 	for _, p := range in.Targets.Paths {
 		c.paths = append(c.paths, res.resolveFrom(p, bases)...)
 	}
+	if in.Targets.Deep {
+		c.paths = append(c.paths, Path{Raw: "…", Unresolved: true})
+	}
 	for _, cmd := range in.Targets.Commands {
 		line := ParseShell(cmd)
 		c.lines = append(c.lines, line)

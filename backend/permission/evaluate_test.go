@@ -286,6 +286,14 @@ func TestExtract(t *testing.T) {
 		{`{"source":"protected","destination":"My Docs"}`, Targets{Paths: []string{"My Docs", "protected"}}},
 		{`{"uri":"file:///ws/protected/x"}`, Targets{Paths: []string{"file:///ws/protected/x"}, URLs: []string{"file:///ws/protected/x"}}},
 		{`{"resource":"FILE:///ws/x","note":"file:///y"}`, Targets{Paths: []string{"file:///y", "FILE:///ws/x"}}},
+		// As sent: a newline or spaces in a path are part of the name the tool opens.
+		{`{"path":"protected/x\ny"}`, Targets{Paths: []string{"protected/x\ny"}}},
+		{`{"path":" protected/x"}`, Targets{Paths: []string{" protected/x"}}},
+		// Names ending like a path key count when the value looks like a path.
+		{`{"folder_path":"protected/x","target_dir":"~/x","profile":"default"}`, Targets{Paths: []string{"protected/x", "~/x"}}},
+		// A second working directory is a place the call touches.
+		{`{"cwd":"a","opts":{"workdir":"protected"}}`, Targets{Paths: []string{"protected"}, Cwd: "a"}},
+		{strings.Repeat(`{"a":`, 20) + `{"path":"x"}` + strings.Repeat(`}`, 20), Targets{Deep: true}},
 		{`not json`, Targets{}},
 		{``, Targets{}},
 	}

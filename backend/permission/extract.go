@@ -15,17 +15,20 @@ type Targets struct {
 	// Cwd is the directory the call says it runs in (cwd, workdir); relative paths and
 	// redirections start there.
 	Cwd string `json:"cwd,omitempty"`
+	// Deep: the arguments nest deeper than Extract reads, so a path may hide below; the
+	// call then counts as touching a path Cairn cannot place.
+	Deep bool `json:"deep,omitempty"`
 }
 
 // Empty reports whether nothing was found.
 func (t Targets) Empty() bool {
-	return len(t.Paths) == 0 && len(t.URLs) == 0 && len(t.Commands) == 0 && t.Cwd == ""
+	return len(t.Paths) == 0 && len(t.URLs) == 0 && len(t.Commands) == 0 && t.Cwd == "" && !t.Deep
 }
 
 // Argument names, compared after lower-casing and dropping '_' and '-'. pathKeys always
 // hold paths, and so do moveKeys (a bare folder name moved away is a path too); the
-// maybePathKeys only when the value looks like one (they are also used for languages,
-// people, …).
+// maybePathKeys, and names ending like a path key (folder_path, target_dir), only when
+// the value looks like one (they are also used for languages, people, profiles, …).
 var (
 	pathKeys = []string{"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
 		"dir", "dirs", "directory", "directories", "folder", "notebookpath", "targetpath", "targetfile",
@@ -33,13 +36,16 @@ var (
 		"oldpath", "newpath", "root"}
 	moveKeys      = []string{"source", "src", "target", "destination", "dest"}
 	maybePathKeys = []string{"from", "to", "output", "input", "location"}
-	cwdKeys       = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
-	urlKeys       = []string{"url", "urls", "uri", "uris", "href", "link", "links", "endpoint"}
-	commandKeys   = []string{"command", "cmd", "script", "shellcommand", "commandline", "bash"}
+	pathSuffixes  = []string{"path", "paths", "file", "files", "filename", "filenames", "dir", "dirs", "directory",
+		"directories", "folder", "folders"}
+	cwdKeys     = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
+	urlKeys     = []string{"url", "urls", "uri", "uris", "href", "link", "links", "endpoint"}
+	commandKeys = []string{"command", "cmd", "script", "shellcommand", "commandline", "bash"}
 )
 
-// maxExtractDepth bounds how deep nested objects are searched.
-const maxExtractDepth = 4
+// maxExtractDepth bounds how deep nested objects are searched; deeper arguments set
+// Targets.Deep.
+const maxExtractDepth = 16
 
 // Extract reads the paths, URLs and shell commands from a call's JSON arguments. Known
 // argument names decide (path, file_path, url, command, cwd, …); any other string that
@@ -60,6 +66,7 @@ func normKey(k string) string {
 
 func walkArgs(t *Targets, key string, v any, depth int) {
 	if depth > maxExtractDepth {
+		t.Deep = true
 		return
 	}
 	switch v := v.(type) {
@@ -100,18 +107,25 @@ func classify(t *Targets, key, s string) {
 	case slices.Contains(cwdKeys, key):
 		if t.Cwd == "" {
 			t.Cwd = trimmed
+		} else {
+			t.Paths = appendNew(t.Paths, s) // a second one is at least a place it touches
 		}
 	case slices.Contains(urlKeys, key) || isURL(trimmed):
 		if isURL(trimmed) || strings.Contains(trimmed, "://") {
 			t.URLs = appendNew(t.URLs, trimmed)
 		}
-	case slices.Contains(pathKeys, key), slices.Contains(moveKeys, key):
-		if !strings.Contains(trimmed, "\n") {
-			t.Paths = appendNew(t.Paths, trimmed)
-		}
-	case slices.Contains(maybePathKeys, key) && looksLikePath(trimmed):
-		t.Paths = appendNew(t.Paths, trimmed)
+	case slices.Contains(pathKeys, key):
+		// As sent: a tool takes " x" or "x\ny" literally (a name with a newline is still
+		// a file in the folder).
+		t.Paths = appendNew(t.Paths, s)
+	case slices.Contains(moveKeys, key) && !strings.Contains(trimmed, "\n"),
+		(slices.Contains(maybePathKeys, key) || hasPathSuffix(key)) && looksLikePath(trimmed):
+		t.Paths = appendNew(t.Paths, s)
 	}
+}
+
+func hasPathSuffix(key string) bool {
+	return slices.ContainsFunc(pathSuffixes, func(suf string) bool { return strings.HasSuffix(key, suf) })
 }
 
 func isURL(s string) bool {

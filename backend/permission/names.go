@@ -93,22 +93,25 @@ func foldsByDefault() bool {
 	return false
 }
 
-// probeFold asks the file system p lies on: the deepest existing part of p whose name
-// has a letter is looked up again with its case swapped, in the same directory; the
-// same file answering means that directory ignores case (a case-sensitive APFS volume, a
-// FAT stick on Linux, a case-folding ext4 folder answer for themselves). known is false
-// when nothing on the way has such a name.
+// probeFold asks the file systems p lies on: each existing part of p whose name has a
+// letter is looked up again with its case swapped, in the same directory; the same file
+// answering means that directory ignores case (a case-sensitive APFS volume, a FAT stick
+// on Linux, a case-folding ext4 folder answer for themselves). One directory on the way
+// that ignores case is enough to fold: the folder a rule protects may be that one.
+// known is false when nothing on the way has such a name.
 func probeFold(p string) (fold, known bool) {
 	for cur := filepath.Clean(p); ; cur = filepath.Dir(cur) {
 		name := filepath.Base(cur)
 		if swapped := swapCase(name); swapped != name {
 			if fi, err := os.Lstat(cur); err == nil {
-				alt, err := os.Lstat(filepath.Join(filepath.Dir(cur), swapped))
-				return err == nil && os.SameFile(fi, alt), true
+				known = true
+				if alt, err := os.Lstat(filepath.Join(filepath.Dir(cur), swapped)); err == nil && os.SameFile(fi, alt) {
+					return true, true
+				}
 			}
 		}
 		if filepath.Dir(cur) == cur {
-			return false, false
+			return false, known
 		}
 	}
 }

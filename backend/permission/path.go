@@ -231,22 +231,28 @@ func (r Resolver) place(raw, p string, bases []string) []Path {
 	}
 	var out []Path
 	for _, b := range bases {
-		if b == "" || !filepath.IsAbs(b) {
+		switch {
+		case b == "" || !filepath.IsAbs(b):
 			out = append(out, unresolved...)
-			continue
+		case rootRelative(p):
+			out = append(out, r.located(raw, filepath.VolumeName(b)+p)...)
+		default:
+			out = append(out, r.located(raw, strings.TrimRight(b, `/\`)+string(filepath.Separator)+p)...)
 		}
-		out = append(out, r.located(raw, strings.TrimRight(b, `/\`)+string(filepath.Separator)+p)...)
 	}
 	return out
 }
 
-// driveRelative reports a Windows path that starts on a drive or a root Cairn does not
-// know: `C:x` (the drive's own current directory) and `\x` (the current drive's root).
+// driveRelative reports a Windows path on a drive whose current directory Cairn does not
+// know: `C:x`.
 func driveRelative(p string) bool {
-	if filepath.IsAbs(p) || runtime.GOOS != "windows" {
-		return false
-	}
-	return filepath.VolumeName(p) != "" || strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
+	return runtime.GOOS == "windows" && !filepath.IsAbs(p) && filepath.VolumeName(p) != ""
+}
+
+// rootRelative reports a Windows path from the root of the current drive (`\x`): it lies
+// on the drive of the directory it starts in.
+func rootRelative(p string) bool {
+	return runtime.GOOS == "windows" && !filepath.IsAbs(p) && (strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/"))
 }
 
 // located is an absolute path as the OS walks it and, when different, as a tool that

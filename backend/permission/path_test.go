@@ -89,6 +89,11 @@ func TestRelativePathsStartWhereTheToolStarts(t *testing.T) {
 	if v := Evaluate(Input{Tool: mcpWrite, Targets: move, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{f.ws}}}); v.Behavior != Deny {
 		t.Errorf("moving the denied folder: %s", v.Behavior)
 	}
+	// A path nested deeper than Extract reads is one Cairn cannot place.
+	deep := Extract([]byte(strings.Repeat(`{"a":`, 20) + `{"path":"protected/keep.txt"}` + strings.Repeat(`}`, 20)))
+	if v := Evaluate(Input{Tool: mcpWrite, Targets: deep, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{f.ws}}}); v.Behavior != Deny {
+		t.Errorf("deeply nested path: %s", v.Behavior)
+	}
 	// A cwd argument moves the start; an unresolvable one leaves its paths unresolved.
 	cwd := Targets{Cwd: "free", Paths: []string{"inlink/keep.txt"}}
 	if v := Evaluate(Input{Tool: mcpWrite, Targets: cwd, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{f.ws}}}); v.Behavior != Deny {
@@ -126,6 +131,7 @@ func TestPathSpellingsCannotSlipPastADeny(t *testing.T) {
 		{"the folder itself", "protected", Resolver{}, Deny},
 		{"the folder with a slash", "protected/", Resolver{}, Deny},
 		{"surrounding spaces", "  protected/keep.txt ", Resolver{}, Deny},
+		{"a newline in the name", "protected/x\ny", Resolver{}, Deny},
 		{"Windows separators", `protected\keep.txt`, Resolver{}, Deny},
 		{"Windows separators and dots", `free\..\protected\keep.txt`, Resolver{}, Deny},
 		{"file URL", "file://" + ws + "/protected/keep.txt", Resolver{}, Deny},
