@@ -60,10 +60,7 @@ func (m *Manager) ListTools(ctx context.Context, id string) ([]ToolInfo, error) 
 
 func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
 	out := make([]ToolInfo, 0, len(cat.Tools))
-	for _, t := range cat.Tools {
-		if t == nil {
-			continue
-		}
+	for _, t := range uniqueTools(cat.Tools, nil) {
 		p := prefOf(prefs, t.Name)
 		ro, destr := hints(t)
 		schema, _ := json.Marshal(t.InputSchema)
@@ -78,6 +75,28 @@ func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
 		})
 	}
 	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// uniqueTools drops nameless tools and every definition of a name after its first: one
+// name is one wire name, so a server that lists a tool twice must not get two rows (or a
+// second definition that says something else about it). dup is told each name dropped.
+func uniqueTools(list []*mcp.Tool, dup func(name string)) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(list))
+	seen := make(map[string]bool, len(list))
+	for _, t := range list {
+		if t == nil || t.Name == "" {
+			continue
+		}
+		if seen[t.Name] {
+			if dup != nil {
+				dup(t.Name)
+			}
+			continue
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+	}
 	return out
 }
 
@@ -141,6 +160,10 @@ func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, erro
 		}
 		list = append(list, t)
 	}
+	list = uniqueTools(list, func(name string) {
+		s.log.Eventf("the server lists the tool %q more than once; Cairn keeps its first definition", name)
+		m.log.Warn("mcp: a tool is listed twice", "server", id, "tool", name)
+	})
 	cat := catalog{Tools: list, Instructions: c.instr, ServerInfo: c.info, RefreshedAt: time.Now().UnixMilli()}
 	if err := m.db.putCache(ctx, id, cat); err != nil {
 		return nil, err
@@ -280,12 +303,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 		instr = fmt.Sprintf("MCP server %q instructions:\n%s", cfg.Name, instr)
 	}
 	out := make([]tools.Entry, 0, len(cat.Tools))
-	seen := map[string]bool{}
-	for _, t := range cat.Tools {
-		if t == nil || t.Name == "" || seen[t.Name] {
-			continue
-		}
-		seen[t.Name] = true
+	for _, t := range uniqueTools(cat.Tools, nil) {
 		p := prefOf(prefs, t.Name)
 		if !p.Enabled {
 			continue
