@@ -47,6 +47,12 @@ func (a *App) TestMCPServer(in mcp.Server) (mcp.TestReport, error) { return a.s.
 // GetMCPLogs returns a server's recent log lines (stderr and Cairn's notes).
 func (a *App) GetMCPLogs(id string) ([]logring.Line, error) { return a.s.MCP.Logs(id, 0) }
 
+// GetMCPServerEnvironment names the environment variables a stdio server starts with
+// (Cairn's default set, and what its configuration sets), never their values.
+func (a *App) GetMCPServerEnvironment(id string) ([]mcp.EnvVar, error) {
+	return a.s.MCP.Environment(a.ctx, id)
+}
+
 // ImportMCPServers imports pasted or loaded `mcpServers` JSON and reports per entry.
 func (a *App) ImportMCPServers(json string) (mcp.ImportReport, error) {
 	return a.s.MCP.Import(a.ctx, []byte(json))

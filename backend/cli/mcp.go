@@ -24,6 +24,7 @@ const mcpUsage = `usage: cairn mcp COMMAND
   import FILE|-                      import mcpServers JSON (as other desktop clients write it)
   export [--include-secrets]         print the servers as mcpServers JSON
   test SERVER                        connect, list tools, disconnect
+  env SERVER [--json]                the variables a stdio server starts with (names only)
   login SERVER [--no-browser]        sign in to a remote server (OAuth in the browser)
   logout SERVER                      delete a remote server's sign-in tokens
   enable SERVER | disable SERVER | remove SERVER`
@@ -276,6 +277,23 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "ok: %s %s over %s in %d ms, %d tools: %s\n", termtext.Line(rep.ServerInfo.Name), termtext.Line(rep.ServerInfo.Version),
 			via, rep.DurationMs, len(rep.Tools), termtext.Line(strings.Join(rep.Tools, ", ")))
+		return nil
+
+	case "env":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		vars, err := m.Environment(ctx, id)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, vars)
+		}
+		for _, v := range vars {
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", v.Name, v.Source)
+		}
 		return nil
 
 	case "enable", "disable":

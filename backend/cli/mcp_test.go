@@ -47,6 +47,12 @@ func TestMCPCommands(t *testing.T) {
 		t.Fatalf("secret shown: %+v", list[0].Env)
 	}
 
+	r = run(t, dir, "", "mcp", "env", "everything")
+	if r.code != 0 || !strings.Contains(r.stdout, "API_TOKEN\tsecret") || !strings.Contains(r.stdout, "PATH\tinherited") ||
+		strings.Contains(r.stdout, "t-0123456789") || strings.Contains(r.stdout, "CAIRN_SECRETS") {
+		t.Fatalf("env: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
 	r = run(t, dir, "", "mcp", "tools", "everything")
 	if r.code != 0 || strings.Contains(r.stdout, "echo") {
 		t.Fatalf("tools before any refresh should be empty (cache only): %q", r.stdout)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -211,7 +212,7 @@ func fileURI(p string) string {
 // --- stdio ---
 
 func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
-	env := proc.MergeEnv(os.Environ(), m.loginEnv(), rc.env)
+	env := proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), rc.env)
 	dir := rc.Cwd
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

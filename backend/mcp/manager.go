@@ -356,7 +356,8 @@ func LogFile(dataDir, id string) string { return filepath.Join(dataDir, "logs", 
 
 // loginEnv resolves the login shell's environment once per process (bounded by
 // ShellTimeout, whatever the caller's deadline, so a short connect timeout cannot leave
-// every later server without it); when it fails servers get Cairn's own.
+// every later server without it); when it fails servers get Cairn's own. Only its
+// inherited variables (proc.Inherited) ever reach a server.
 func (m *Manager) loginEnv() map[string]string {
 	m.envOnce.Do(func() {
 		if m.opt.LoginShell == "-" {

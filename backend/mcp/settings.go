@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"context"
+	"maps"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/mcp/logring"
+	"github.com/cairn-app/cairn/backend/mcp/proc"
 	"github.com/cairn-app/cairn/backend/secrets"
 )
 
@@ -126,24 +130,15 @@ func (m *Manager) Save(ctx context.Context, in Server) (ServerView, error) {
 	if err := m.checkName(in); err != nil {
 		return ServerView{}, err
 	}
-	if err := m.storeSecrets(ctx, in, old); err != nil {
+	ch, err := m.prepare(in, old)
+	if err != nil {
 		return ServerView{}, err
 	}
-	stored := in.clone()
-	newSecret := false
-	for _, vs := range [][]Var{stored.Env, stored.Headers} {
-		for i := range vs {
-			if vs[i].Secret {
-				newSecret = newSecret || vs[i].Value != ""
-				vs[i].Value = ""
-			}
-		}
-	}
-	if err := m.db.upsert(ctx, stored); err != nil {
+	if err := m.commit(ctx, []change{ch}); err != nil {
 		return ServerView{}, err
 	}
-	m.apply(ctx, stored, old, newSecret)
-	return m.view(ctx, stored.ID)
+	m.applyChanges(ctx, []change{ch})
+	return m.view(ctx, ch.stored.ID)
 }
 
 func (m *Manager) checkName(in Server) error {
@@ -157,81 +152,10 @@ func (m *Manager) checkName(in Server) error {
 	return nil
 }
 
-// storeSecrets writes new secret values and removes the ones no longer used.
-func (m *Manager) storeSecrets(ctx context.Context, in Server, old *Server) error {
-	want := map[string]bool{}
-	for _, kv := range []struct {
-		kind string
-		vs   []Var
-	}{{"env", in.Env}, {"header", in.Headers}} {
-		for _, v := range kv.vs {
-			if !v.Secret {
-				continue
-			}
-			key := secretKey(in.ID, kv.kind, v.Name)
-			want[key] = true
-			if v.Value == "" {
-				continue // keep what is stored
-			}
-			if m.secrets == nil {
-				return invalid("secret values cannot be stored: no secret store")
-			}
-			if err := m.secrets.Set(ctx, key, v.Value); err != nil {
-				return err
-			}
-		}
-	}
-	if old == nil || m.secrets == nil {
-		return nil
-	}
-	for _, kv := range []struct {
-		kind string
-		vs   []Var
-	}{{"env", old.Env}, {"header", old.Headers}} {
-		for _, v := range kv.vs {
-			if key := secretKey(old.ID, kv.kind, v.Name); v.Secret && !want[key] {
-				_ = m.secrets.Delete(ctx, key)
-			}
-		}
-	}
-	return nil
-}
-
-// apply brings the runtime in line with a saved config.
+// apply brings the runtime in line with a config already stored.
 // force restarts even when the stored config is the same (a secret value changed).
 func (m *Manager) apply(ctx context.Context, cfg Server, old *Server, force bool) {
-	m.mu.Lock()
-	s := m.servers[cfg.ID]
-	if s == nil {
-		s = m.newServer(cfg)
-		m.servers[cfg.ID] = s
-	}
-	m.mu.Unlock()
-	restart := force || old == nil || !runtimeEqual(*old, cfg) || old.Enabled != cfg.Enabled
-	if old != nil && old.URL != cfg.URL {
-		m.forgetSignIn(ctx, cfg.ID) // a token is only ever sent to the URL it was issued for
-	}
-	s.mu.Lock()
-	s.cfg = cfg.clone()
-	s.mu.Unlock()
-	if restart {
-		st := StateIdle
-		if !cfg.Enabled {
-			st = StateDisabled
-		}
-		s.stop(st, nil)
-		s.mu.Lock()
-		s.restarts = 0
-		s.mu.Unlock()
-	}
-	m.syncServer(ctx, cfg.ID)
-	m.publishServer(cfg.ID)
-	m.mu.Lock()
-	warm := m.started
-	m.mu.Unlock()
-	if restart && cfg.Enabled && warm {
-		m.requestRefresh(cfg.ID) // the CLI never starts the warmer: an import spawns nothing
-	}
+	m.applyChanges(ctx, []change{{stored: cfg, old: old, newSecret: force}})
 }
 
 // Delete removes a server: stops it, forgets its secrets, cache, prefs and tools.
@@ -437,4 +361,56 @@ func (m *Manager) Test(ctx context.Context, in Server) (TestReport, error) {
 	rep.Error = errOf(err)
 	rep.Log = tmp.log.Lines(0)
 	return rep, nil
+}
+
+// EnvVar is one variable a stdio server's process gets, by name only: values (secret or
+// not) never leave the backend this way.
+type EnvVar struct {
+	Name string `json:"name"`
+	// Source is "inherited" (from Cairn's environment or the login shell's, see
+	// proc.Inherited), "config" (the server's configuration) or "secret" (a secret of its
+	// configuration, from the keyring). A configured name that is also inherited is
+	// reported once, as configured.
+	Source string `json:"source"`
+}
+
+// The sources of an EnvVar.
+const (
+	EnvInherited = "inherited"
+	EnvConfig    = "config"
+	EnvSecret    = "secret"
+)
+
+// Environment lists the names of the variables a stdio server starts with (none for a
+// remote or built-in server), sorted. The first call may wait for the login shell
+// (bounded by Options.ShellTimeout).
+func (m *Manager) Environment(ctx context.Context, id string) ([]EnvVar, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.config()
+	out := []EnvVar{}
+	if cfg.Transport != TransportStdio {
+		return out, nil
+	}
+	configured := map[string]string{}
+	for _, v := range cfg.Env {
+		configured[v.Name] = EnvConfig
+		if v.Secret {
+			configured[v.Name] = EnvSecret
+		}
+	}
+	names := map[string]string{}
+	for _, kv := range proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), nil) {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			names[k] = EnvInherited
+		}
+	}
+	maps.Copy(names, configured)
+	for k, src := range names {
+		out = append(out, EnvVar{Name: k, Source: src})
+	}
+	slices.SortFunc(out, func(a, b EnvVar) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }

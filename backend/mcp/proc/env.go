@@ -120,10 +120,41 @@ func validEnvName(k string) bool {
 	return true
 }
 
-// MergeEnv builds a child's environment: Cairn's own, completed by the login shell's
-// (variables Cairn lacks are added; PATH becomes the shell's PATH followed by Cairn's
-// entries it did not have), then the server's own variables on top.
-func MergeEnv(base []string, login map[string]string, server map[string]string) []string {
+// unixInherited and windowsInherited are the variables a stdio server gets from Cairn's
+// own environment: the MCP SDKs' default set (what the TypeScript SDK's
+// getDefaultEnvironment passes, after sudo's), plus the locale, the temporary directory
+// and the proxy settings a server needs to reach the network the way Cairn does.
+// Everything else (tokens, cloud credentials, Cairn's own settings) stays with Cairn; a
+// server that needs more names it in its configuration.
+var (
+	unixInherited    = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"}
+	windowsInherited = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+		"PROCESSOR_ARCHITECTURE", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "SYSTEMDRIVE", "SYSTEMROOT",
+		"WINDIR", "COMSPEC", "TEMP", "TMP", "USERNAME", "USERDOMAIN", "USERPROFILE", "LANG"}
+	proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"}
+)
+
+// Inherited reports whether a stdio server gets the variable name from Cairn's
+// environment on goos: the default set, LC_* and the proxy variables (upper or lower
+// case). Windows compares names without regard to case, as Windows does.
+func Inherited(goos, name string) bool {
+	if goos == "windows" {
+		up := strings.ToUpper(name)
+		return slices.Contains(windowsInherited, up) || slices.Contains(proxyVars, up)
+	}
+	if slices.Contains(unixInherited, name) || strings.HasPrefix(name, "LC_") {
+		return true
+	}
+	up := strings.ToUpper(name)
+	return slices.Contains(proxyVars, up) && (name == up || name == strings.ToLower(name))
+}
+
+// ChildEnv builds a stdio server's environment: the inherited variables of base (Cairn's
+// own, see Inherited), completed by the login shell's (inherited ones Cairn lacks are
+// added; PATH becomes the shell's PATH followed by Cairn's entries it did not have), then
+// the server's own variables on top. Values that start with "()" (exported shell
+// functions) are never inherited.
+func ChildEnv(goos string, base []string, login map[string]string, server map[string]string) []string {
 	m := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -132,28 +163,41 @@ func MergeEnv(base []string, login map[string]string, server map[string]string) 
 		}
 		m[k] = v
 	}
+	inherit := func(k, v string) bool { return k != "" && Inherited(goos, k) && !strings.HasPrefix(v, "()") }
 	for _, kv := range base {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+		if k, v, ok := strings.Cut(kv, "="); ok && inherit(k, v) {
 			set(k, v)
 		}
 	}
-	for k, v := range login {
-		if k == "PATH" {
+	for _, k := range sortedKeys(login) {
+		v := login[k]
+		switch {
+		case !inherit(k, v):
+		case k == "PATH":
 			set(k, JoinPath(v, m["PATH"]))
-			continue
-		}
-		if _, ok := m[k]; !ok {
-			set(k, v)
+		default:
+			if _, ok := m[k]; !ok {
+				set(k, v)
+			}
 		}
 	}
-	for k, v := range server {
-		set(k, v)
+	for _, k := range sortedKeys(server) {
+		set(k, server[k])
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
 		out = append(out, k+"="+m[k])
 	}
 	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // JoinPath joins PATH lists, keeping the first occurrence of every directory.

@@ -46,7 +46,7 @@ func TestLoginEnv(t *testing.T) {
 	if !strings.HasPrefix(env["PATH"], tools+":") || env["NVM_DIR"] != filepath.Join(home, ".nvm") {
 		t.Fatalf("PATH %q NVM_DIR %q", env["PATH"], env["NVM_DIR"])
 	}
-	merged := MergeEnv([]string{"PATH=/usr/bin:/bin", "LANG=C"}, env, map[string]string{"LANG": "zh_CN.UTF-8"})
+	merged := ChildEnv("linux", []string{"PATH=/usr/bin:/bin", "LANG=C"}, env, map[string]string{"LANG": "zh_CN.UTF-8"})
 	path := EnvValue(merged, "PATH")
 	if !strings.HasPrefix(path, tools+":") || strings.Count(path, "/usr/bin:") != 1 || EnvValue(merged, "LANG") != "zh_CN.UTF-8" {
 		t.Fatalf("merged %v", merged)
@@ -54,6 +54,45 @@ func TestLoginEnv(t *testing.T) {
 	got, err := LookPath("npx", path, "")
 	if err != nil || got != filepath.Join(tools, "npx") {
 		t.Fatalf("LookPath: %q %v", got, err)
+	}
+}
+
+// TestChildEnv: a stdio server gets the default set of Cairn's variables (and of the
+// login shell's), never the others, plus what its configuration sets.
+func TestChildEnv(t *testing.T) {
+	base := []string{"HOME=/home/me", "PATH=/usr/bin", "USER=me", "LOGNAME=me", "SHELL=/bin/zsh", "TERM=xterm",
+		"LANG=en_US.UTF-8", "LC_ALL=C", "LC_TIME=de_DE", "TMPDIR=/tmp/me", "http_proxy=http://proxy:3128",
+		"HTTPS_PROXY=http://proxy:3128", "no_proxy=localhost", "ALL_PROXY=socks5://proxy", "all_proxy=socks5://p",
+		"OPENAI_API_KEY=sk-secret", "AWS_SECRET_ACCESS_KEY=aws", "CAIRN_TEST_SECRET=x", "Http_Proxy=odd",
+		"GITHUB_TOKEN=ghp", "BASH_FUNC_f%%=() { echo; }", "TERM_PROGRAM=iTerm", "SSH_AUTH_SOCK=/tmp/agent"}
+	login := map[string]string{"PATH": "/opt/homebrew/bin:/usr/bin", "NPM_TOKEN": "npm_x", "EDITOR": "vim"}
+	server := map[string]string{"API_KEY": "configured", "HOME": "/srv"}
+	got := map[string]string{}
+	for _, kv := range ChildEnv("linux", base, login, server) {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	want := map[string]string{"HOME": "/srv", "PATH": "/opt/homebrew/bin:/usr/bin", "USER": "me", "LOGNAME": "me",
+		"SHELL": "/bin/zsh", "TERM": "xterm", "LANG": "en_US.UTF-8", "LC_ALL": "C", "LC_TIME": "de_DE", "TMPDIR": "/tmp/me",
+		"http_proxy": "http://proxy:3128", "HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost",
+		"ALL_PROXY": "socks5://proxy", "all_proxy": "socks5://p", "API_KEY": "configured"}
+	if len(got) != len(want) {
+		t.Errorf("got %d variables, want %d: %v", len(got), len(want), got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+
+	win := map[string]string{}
+	for _, kv := range ChildEnv("windows", []string{"SystemRoot=C:\\Windows", "APPDATA=C:\\AppData", "Path=C:\\bin",
+		"OPENAI_API_KEY=sk", "https_proxy=http://p"}, nil, nil) {
+		k, v, _ := strings.Cut(kv, "=")
+		win[k] = v
+	}
+	if len(win) != 4 || win["SystemRoot"] == "" || win["APPDATA"] == "" || win["Path"] == "" || win["https_proxy"] == "" {
+		t.Errorf("windows: %v", win)
 	}
 }
 
