@@ -114,6 +114,7 @@ const (
 	MCPServerExists    Code = "mcp_server_exists"
 	MCPServerInvalid   Code = "mcp_server_invalid"
 	MCPImportInvalid   Code = "mcp_import_invalid"
+	MCPImportTooMany   Code = "mcp_import_too_many"
 	FileSaveFailed     Code = "file_save_failed"
 )
 
@@ -215,4 +216,5 @@ var catalogue = map[Code]def{
 	MCPServerExists:    {},
 	MCPServerInvalid:   {},
 	MCPImportInvalid:   {},
+	MCPImportTooMany:   {},
 }

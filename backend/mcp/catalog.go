@@ -215,31 +215,16 @@ func (m *Manager) requestRefresh(id string) {
 	}
 }
 
-// syncAll syncs every server's cached tools into the registry.
+// syncAll syncs every server's cached tools into the registry: two queries and one
+// registry update for all servers, so start-up does not grow with their number squared.
 func (m *Manager) syncAll(ctx context.Context) {
 	m.mu.Lock()
 	ids := make([]string, 0, len(m.servers))
 	for id := range m.servers {
 		ids = append(ids, id)
 	}
-	reg := m.reg
 	m.mu.Unlock()
-	if reg == nil || len(ids) == 0 {
-		return
-	}
-	// Two queries for all servers: start-up must not grow with the number configured.
-	cats, err := m.db.caches(ctx, "")
-	if err != nil {
-		return
-	}
-	prefs, err := m.db.allPrefs(ctx, "")
-	if err != nil {
-		return
-	}
-	for _, id := range ids {
-		cat, ok := cats[id]
-		m.syncFrom(id, cat, ok, prefs[id])
-	}
+	m.syncServers(ctx, ids)
 }
 
 // syncServer makes the registry's namespace mcp:<id> hold exactly the server's enabled

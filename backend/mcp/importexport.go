@@ -38,91 +38,126 @@ type ImportReport struct {
 	Rejected  int           `json:"rejected"`
 }
 
+// MaxImportEntries bounds one import: a file with more server entries is refused whole.
+const MaxImportEntries = 1000
+
 // Import reads the `mcpServers` JSON other desktop clients use (also VS Code's `servers`
 // and a bare name → entry object): stdio entries with command / args / env / cwd, remote
 // ones with url / type / headers, `disabled: true` to import turned off. Values of env
 // variables and headers whose names look like credentials go to the secret store. Each
-// entry is imported, updated (same name), left unchanged or rejected with a reason; only
-// JSON that is not such an object at all is an error (MCPImportInvalid).
+// entry is imported, updated (same name), left unchanged or rejected with a reason; JSON
+// that is not such an object at all is an error (MCPImportInvalid), and so is one with
+// more than MaxImportEntries entries (MCPImportTooMany).
+//
+// The entries that are not rejected are stored together (one transaction, one registry
+// update): when storing fails or ctx ends half-way, none of them is, and the error says
+// why.
 func (m *Manager) Import(ctx context.Context, data []byte) (ImportReport, error) {
 	rep := ImportReport{Entries: []ImportEntry{}}
 	entries, err := parseImport(data)
 	if err != nil {
 		return rep, apperr.Wrap(err, apperr.MCPImportInvalid, "mcp import").WithParam("message", err.Error())
 	}
+	if len(entries) > MaxImportEntries {
+		return rep, apperr.New(apperr.MCPImportTooMany, "mcp import: %d entries, at most %d", len(entries), MaxImportEntries).
+			WithParam("count", len(entries)).WithParam("max", MaxImportEntries)
+	}
+	existing := m.serversByName()
 	seen := map[string]bool{}
+	var changes []change
 	for _, e := range entries {
 		out := ImportEntry{Name: e.name}
-		reject := func(err error) {
-			ae := errOf(err)
-			out.Status, out.Error = ImportRejected, ae
-			out.Reason = ae.Message
-			if r, ok := ae.Params["reason"].(string); ok {
-				out.Reason = r
-			}
-		}
 		srv, err := entryServer(e.name, e.raw)
-		switch {
-		case err != nil:
-			reject(err)
-		case seen[strings.ToLower(srv.Name)]:
-			reject(invalid(fmt.Sprintf("the name %s is given twice", srv.Name)))
-		default:
+		if err == nil && seen[strings.ToLower(srv.Name)] {
+			err = invalid(fmt.Sprintf("the name %s is given twice", srv.Name))
+		}
+		var ch *change
+		if err == nil {
 			seen[strings.ToLower(srv.Name)] = true
-			out.Status, out.ID, err = m.importOne(ctx, srv)
-			if err != nil {
-				reject(err)
-			}
+			out.Status, ch, err = m.importOne(srv, existing)
 		}
-		switch out.Status {
-		case ImportAdded:
-			rep.Imported++
-		case ImportUpdated:
-			rep.Updated++
-		case ImportUnchanged:
-			rep.Unchanged++
-		default:
-			rep.Rejected++
+		if err != nil {
+			out.reject(err)
 		}
+		if ch != nil {
+			out.ID = ch.stored.ID
+			changes = append(changes, *ch)
+		} else if old := existing[strings.ToLower(srv.Name)]; err == nil && old != nil {
+			out.ID = old.ID
+		}
+		rep.count(out.Status)
 		rep.Entries = append(rep.Entries, out)
 	}
+	if len(changes) == 0 {
+		return rep, nil
+	}
+	if err := m.commit(ctx, changes); err != nil {
+		return ImportReport{Entries: []ImportEntry{}}, err
+	}
+	m.applyChanges(ctx, changes)
 	return rep, nil
 }
 
-func (m *Manager) importOne(ctx context.Context, srv Server) (status, id string, err error) {
-	if err := srv.normalize(); err != nil {
-		return "", "", err
+func (e *ImportEntry) reject(err error) {
+	ae := errOf(err)
+	e.Status, e.Error = ImportRejected, ae
+	e.Reason = ae.Message
+	if r, ok := ae.Params["reason"].(string); ok {
+		e.Reason = r
 	}
-	existing := m.byName(srv.Name)
+}
+
+func (r *ImportReport) count(status string) {
+	switch status {
+	case ImportAdded:
+		r.Imported++
+	case ImportUpdated:
+		r.Updated++
+	case ImportUnchanged:
+		r.Unchanged++
+	default:
+		r.Rejected++
+	}
+}
+
+// importOne prepares one entry against the configured servers (by lower-case name); an
+// entry that changes nothing has no change.
+func (m *Manager) importOne(srv Server, existing map[string]*Server) (status string, ch *change, err error) {
+	if err := srv.normalize(); err != nil {
+		return "", nil, err
+	}
+	old := existing[strings.ToLower(srv.Name)]
 	status = ImportAdded
-	if existing != nil {
-		old := existing.config()
+	if old == nil {
+		srv.ID = newID()
+	} else {
 		if old.Transport == TransportBuiltin {
-			return "", "", invalid(fmt.Sprintf("%s is the name of a built-in server", srv.Name))
+			return "", nil, invalid(fmt.Sprintf("%s is the name of a built-in server", srv.Name))
 		}
 		srv.ID = old.ID
-		if cur, err := m.resolveVars(old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled {
-			return ImportUnchanged, old.ID, nil
+		if cur, err := m.resolveVars(*old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled {
+			return ImportUnchanged, nil, nil
 		}
 		srv.ConnectTimeoutMs, srv.CallTimeoutMs, srv.Roots = old.ConnectTimeoutMs, old.CallTimeoutMs, old.Roots
 		status = ImportUpdated
 	}
-	v, err := m.Save(ctx, srv)
+	c, err := m.prepare(srv, old)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
-	return status, v.ID, nil
+	return status, &c, nil
 }
 
-func (m *Manager) byName(name string) *server {
+// serversByName is every configured server's config by lower-case name, read at once.
+func (m *Manager) serversByName() map[string]*Server {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	out := make(map[string]*Server, len(m.servers))
 	for _, s := range m.servers {
-		if strings.EqualFold(s.config().Name, name) {
-			return s
-		}
+		cfg := s.config()
+		out[strings.ToLower(cfg.Name)] = &cfg
 	}
-	return nil
+	return out
 }
 
 // resolveVars returns the config with secret values filled in (for comparisons).

@@ -107,8 +107,19 @@ func (d db) server(ctx context.Context, id string) (Server, bool, error) {
 	return s, true, nil
 }
 
+// execer is a *sql.DB or *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // upsert writes a server's row (secrets excluded); a name clash is MCPServerExists.
 func (d db) upsert(ctx context.Context, s Server) error {
+	return d.upsertAt(ctx, d.DB, s, -1)
+}
+
+// upsertAt is upsert through q; a new row gets position pos (-1: after every other row).
+// An import passes the positions itself, so n rows cost no n scans for the largest.
+func (d db) upsertAt(ctx context.Context, q execer, s Server, pos int64) error {
 	env, secretEnv := splitVars(s.Env)
 	headers, secretHeaders := splitVars(s.Headers)
 	now := time.Now().UnixMilli()
@@ -116,16 +127,17 @@ func (d db) upsert(ctx context.Context, s Server) error {
 	if s.Enabled {
 		enabled = 1
 	}
-	_, err := d.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
+	_, err := q.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
 		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, position, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers), ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		CASE WHEN ? >= 0 THEN ? ELSE (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers) END, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, transport = excluded.transport, command = excluded.command,
 		args = excluded.args, env = excluded.env, secret_env = excluded.secret_env, cwd = excluded.cwd, url = excluded.url,
 		headers = excluded.headers, secret_headers = excluded.secret_headers, roots = excluded.roots,
 		connect_timeout_ms = excluded.connect_timeout_ms, call_timeout_ms = excluded.call_timeout_ms,
 		enabled = excluded.enabled, updated_at = excluded.updated_at`,
 		s.ID, s.Name, string(s.Transport), s.Command, jsonList(s.Args), env, secretEnv, s.Cwd, s.URL,
-		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, now, now)
+		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, pos, pos, now, now)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint failed: mcp_servers.name") {
 			return apperr.Wrap(err, apperr.MCPServerExists, "mcp server %q exists", s.Name).WithParam("name", s.Name)
@@ -133,6 +145,17 @@ func (d db) upsert(ctx context.Context, s Server) error {
 		return apperr.Wrap(err, apperr.Internal, "save mcp server")
 	}
 	return nil
+}
+
+// lastPosition is the largest position in use (0 without servers).
+func (d db) lastPosition(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (int64, error) {
+	var pos int64
+	if err := q.QueryRowContext(ctx, "SELECT COALESCE(MAX(position), 0) FROM mcp_servers").Scan(&pos); err != nil {
+		return 0, apperr.Wrap(err, apperr.Internal, "read mcp server positions")
+	}
+	return pos, nil
 }
 
 func (d db) setEnabled(ctx context.Context, id string, on bool) error {

@@ -67,29 +67,72 @@ func (r *Registry) Register(entries ...Entry) error {
 // idempotent, stale tools disappear). Entries with an empty Namespace get ns. All or
 // nothing, like Register; an empty list removes the namespace.
 func (r *Registry) ReplaceNamespace(ns string, entries []Entry) error {
+	m, err := r.prepareNamespace(ns, entries)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setNamespaceLocked(ns, m)
+	r.rebuildLocked()
+	return nil
+}
+
+// ReplaceNamespaces is ReplaceNamespace for several namespaces with one rebuild of the
+// sorted pool, so syncing n servers costs one rebuild instead of n. Each namespace is
+// all or nothing on its own: one with an invalid entry keeps what it held, and its error
+// is returned under its name (nil when every namespace was replaced).
+func (r *Registry) ReplaceNamespaces(byNS map[string][]Entry) map[string]error {
+	ready := make(map[string]map[string]*record, len(byNS))
+	var errs map[string]error
+	for ns, entries := range byNS {
+		m, err := r.prepareNamespace(ns, entries)
+		if err != nil {
+			if errs == nil {
+				errs = map[string]error{}
+			}
+			errs[ns] = err
+			continue
+		}
+		ready[ns] = m
+	}
+	if len(ready) == 0 {
+		return errs
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ns, m := range ready {
+		r.setNamespaceLocked(ns, m)
+	}
+	r.rebuildLocked()
+	return errs
+}
+
+// prepareNamespace validates a namespace's entries (outside the lock), keyed by wire name.
+func (r *Registry) prepareNamespace(ns string, entries []Entry) (map[string]*record, error) {
 	if ns == "" {
-		return apperr.New(apperr.InvalidArgument, "tools: empty namespace").WithParam("message", "empty namespace")
+		return nil, apperr.New(apperr.InvalidArgument, "tools: empty namespace").WithParam("message", "empty namespace")
 	}
 	recs, err := r.prepare(ns, entries)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := make(map[string]*record, len(recs))
 	for _, rec := range recs {
 		if _, dup := m[rec.def.Name]; dup {
-			return invalidEntry(rec.def.Name, "registered twice in namespace "+ns)
+			return nil, invalidEntry(rec.def.Name, "registered twice in namespace "+ns)
 		}
 		m[rec.def.Name] = rec
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	return m, nil
+}
+
+func (r *Registry) setNamespaceLocked(ns string, m map[string]*record) {
 	if len(m) == 0 {
 		delete(r.byNS, ns)
 	} else {
 		r.byNS[ns] = m
 	}
-	r.rebuildLocked()
-	return nil
 }
 
 // Unregister removes tools by wire name from every namespace; unknown names are ignored.

@@ -314,3 +314,28 @@ func TestRegistryConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReplaceNamespaces: several namespaces replaced with one rebuild; a namespace with a
+// bad entry keeps what it held and says so, the others are replaced.
+func TestReplaceNamespaces(t *testing.T) {
+	r := tools.NewRegistry()
+	mustRegister(t, r, builtin("web", "search"))
+	if err := r.ReplaceNamespace("mcp:old", toolstest.MCPLike("old", "Old", 2)); err != nil {
+		t.Fatal(err)
+	}
+	bad := toolstest.MCPLike("b", "B", 2)
+	bad[1].Execute = nil
+	v := r.Version()
+	errs := r.ReplaceNamespaces(map[string][]tools.Entry{
+		"mcp:a": toolstest.MCPLike("a", "A", 3), "mcp:b": bad, "mcp:old": nil,
+	})
+	if len(errs) != 1 || errs["mcp:b"] == nil {
+		t.Fatalf("errors %v", errs)
+	}
+	if r.Version() != v+1 {
+		t.Fatalf("%d rebuilds, want 1", r.Version()-v)
+	}
+	if n := len(r.List()); n != 4 { // web_search and A's three
+		t.Fatalf("%d tools, want 4: %+v", n, r.List())
+	}
+}
