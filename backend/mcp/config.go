@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 )
@@ -128,8 +129,8 @@ func (s *Server) normalize() error {
 	if s.Name == "" {
 		return invalid("the name is empty")
 	}
-	if len(s.Name) > 100 || strings.ContainsAny(s.Name, "\n\r\t") {
-		return invalid("the name must be one line of at most 100 characters")
+	if len(s.Name) > 100 || strings.IndexFunc(s.Name, unprintable) >= 0 {
+		return invalid("the name must be at most 100 printable characters on one line")
 	}
 	switch s.Transport {
 	case TransportStdio:
@@ -145,14 +146,14 @@ func (s *Server) normalize() error {
 		}
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return invalid(fmt.Sprintf("%q is not an http(s) URL", s.URL))
+			return invalid(apperr.Quote(s.URL) + " is not an http(s) URL")
 		}
 		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
 			return invalid("a remote server has no command, arguments, environment or working directory")
 		}
 	case TransportBuiltin:
 	default:
-		return invalid(fmt.Sprintf("unknown transport %q (use stdio, http or sse)", s.Transport))
+		return invalid(fmt.Sprintf("unknown transport %s (use stdio, http or sse)", apperr.Quote(string(s.Transport))))
 	}
 	var err error
 	if s.Env, err = normalizeVars(s.Env, "environment variable", envNameRE); err != nil {
@@ -179,14 +180,14 @@ func normalizeVars(vs []Var, what string, re *regexp.Regexp) ([]Var, error) {
 	for _, v := range vs {
 		v.Name = strings.TrimSpace(v.Name)
 		if !re.MatchString(v.Name) {
-			return nil, invalid(fmt.Sprintf("%q is not a valid %s name", v.Name, what))
+			return nil, invalid(fmt.Sprintf("%s is not a valid %s name", apperr.Quote(v.Name), what))
 		}
 		key := v.Name
 		if what == "header" {
 			key = strings.ToLower(key)
 		}
 		if seen[key] {
-			return nil, invalid(fmt.Sprintf("the %s %s is given twice", what, v.Name))
+			return nil, invalid(fmt.Sprintf("the %s %s is given twice", what, apperr.Quote(v.Name)))
 		}
 		seen[key] = true
 		v.Set, v.Last4 = false, ""
@@ -194,6 +195,12 @@ func normalizeVars(vs []Var, what string, re *regexp.Regexp) ([]Var, error) {
 	}
 	slices.SortFunc(out, func(a, b Var) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// unprintable: a character a name must not hold, as it would act on a terminal or hide
+// in a list (controls, bidi overrides, zero-width characters, line separators).
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func invalid(reason string) *apperr.Error {

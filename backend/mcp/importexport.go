@@ -69,7 +69,7 @@ func (m *Manager) Import(ctx context.Context, data []byte) (ImportReport, error)
 		out := ImportEntry{Name: e.name}
 		srv, err := entryServer(e.name, e.raw)
 		if err == nil && seen[strings.ToLower(srv.Name)] {
-			err = invalid(fmt.Sprintf("the name %s is given twice", srv.Name))
+			err = invalid(fmt.Sprintf("the name %s is given twice", apperr.Quote(srv.Name)))
 		}
 		var ch *change
 		if err == nil {
@@ -132,7 +132,7 @@ func (m *Manager) importOne(srv Server, existing map[string]*Server) (status str
 		srv.ID = newID()
 	} else {
 		if old.Transport == TransportBuiltin {
-			return "", nil, invalid(fmt.Sprintf("%s is the name of a built-in server", srv.Name))
+			return "", nil, invalid(fmt.Sprintf("%s is the name of a built-in server", apperr.Quote(srv.Name)))
 		}
 		srv.ID = old.ID
 		if cur, err := m.resolveVars(*old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled {
@@ -265,7 +265,7 @@ func entryServer(name string, raw json.RawMessage) (Server, error) {
 		}
 		var s string
 		if json.Unmarshal(v, &s) != nil {
-			return "", invalid(fmt.Sprintf("%q must be a string", key))
+			return "", invalid(fmt.Sprintf("%s must be a string", apperr.Quote(key)))
 		}
 		return s, nil
 	}
@@ -306,7 +306,7 @@ func entryServer(name string, raw json.RawMessage) (Server, error) {
 	case "sse":
 		srv.Transport = TransportSSE
 	default:
-		return srv, invalid(fmt.Sprintf("the transport %q is not supported (stdio, http or sse)", typ))
+		return srv, invalid(fmt.Sprintf("the transport %s is not supported (stdio, http or sse)", apperr.Quote(typ)))
 	}
 	if v, ok := e["args"]; ok && string(v) != "null" {
 		var args []any
@@ -370,13 +370,13 @@ func varsOf(e map[string]json.RawMessage, key, what string) ([]Var, error) {
 	}
 	var m map[string]any
 	if json.Unmarshal(v, &m) != nil {
-		return nil, invalid(fmt.Sprintf("%q must be an object of names to values", key))
+		return nil, invalid(fmt.Sprintf("%s must be an object of names to values", apperr.Quote(key)))
 	}
 	out := make([]Var, 0, len(m))
 	for name, val := range m {
 		s, ok := scalar(val)
 		if !ok {
-			return nil, invalid(fmt.Sprintf("the %s %s must have a text value", what, name))
+			return nil, invalid(fmt.Sprintf("the %s %s must have a text value", what, apperr.Quote(name)))
 		}
 		out = append(out, Var{Name: name, Value: s, Secret: looksSecret(name)})
 	}

@@ -341,7 +341,7 @@ func (m *Manager) Resolve(idOrName string) (string, error) {
 }
 
 func notFound(id string) *apperr.Error {
-	return apperr.New(apperr.MCPServerNotFound, "no mcp server %q", id).WithParam("server", id)
+	return apperr.New(apperr.MCPServerNotFound, "no mcp server %s", apperr.Quote(id)).WithParam("server", apperr.Quote(id))
 }
 
 func (m *Manager) logPath(id string) string {
