@@ -116,6 +116,13 @@ const (
 	MCPImportInvalid   Code = "mcp_import_invalid"
 	MCPImportTooMany   Code = "mcp_import_too_many"
 	FileSaveFailed     Code = "file_save_failed"
+
+	// Remote images in answers and tool results, loaded on the user's click.
+	ImageURLInvalid     Code = "image_url_invalid"
+	ImageAddressRefused Code = "image_address_refused"
+	ImageFetchFailed    Code = "image_fetch_failed"
+	ImageNotAnImage     Code = "image_not_an_image"
+	ImageTooLarge       Code = "image_too_large"
 )
 
 var catalogue = map[Code]def{
@@ -217,4 +224,10 @@ var catalogue = map[Code]def{
 	MCPServerInvalid:   {},
 	MCPImportInvalid:   {},
 	MCPImportTooMany:   {},
+
+	ImageURLInvalid:     {},
+	ImageAddressRefused: {},
+	ImageFetchFailed:    {action: retry},
+	ImageNotAnImage:     {},
+	ImageTooLarge:       {},
 }

@@ -61,7 +61,7 @@ func statusFor(code apperr.Code) int {
 	case strings.HasPrefix(c, "setting_"), strings.HasSuffix(c, "_invalid"), strings.HasPrefix(c, "invalid_"),
 		strings.Contains(c, "_invalid_"), strings.HasSuffix(c, "_unknown"):
 		return http.StatusBadRequest
-	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"):
+	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"), strings.HasPrefix(c, "image_"):
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError

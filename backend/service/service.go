@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-app/cairn/backend/mcp/oauth"
 	"github.com/cairn-app/cairn/backend/notify"
 	"github.com/cairn-app/cairn/backend/redact"
+	"github.com/cairn-app/cairn/backend/remoteimage"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
@@ -71,6 +72,9 @@ type Services struct {
 	// OAuth signs in to remote MCP servers (authorization code + PKCE through the
 	// browser, tokens in the keyring, renewal); MCP uses it for every HTTP server.
 	OAuth *oauth.Broker
+	// Images fetches a remote image of an answer when the user asks (public addresses
+	// only), for windows that may load no image from another host themselves.
+	Images *remoteimage.Fetcher
 
 	closers   []func() error
 	warmAfter time.Duration
@@ -133,6 +137,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	s.closers = append(s.closers, func() error { bus.Close(); return nil }, db.Close)
 	s.Settings = settings.New(db, bus)
 	s.Presence = notify.NewPresence(0)
+	s.Images = remoteimage.New(remoteimage.Options{})
 	force := opt.SecretsBackend
 	if force == "" {
 		force = os.Getenv("CAIRN_SECRETS")

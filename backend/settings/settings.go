@@ -63,6 +63,9 @@ func Specs() []Spec {
 		// first), and how long an answer may pause between chunks.
 		{Key: "chat.firstByteTimeout", Type: Duration, Default: "120s", MinDuration: "1s", MaxDuration: "1h", Section: "general"},
 		{Key: "chat.streamIdleTimeout", Type: Duration, Default: "60s", MinDuration: "1s", MaxDuration: "1h", Section: "general"},
+		// Hosts whose remote images in answers load without a click (space- or
+		// comma-separated host names); every other remote image waits for one.
+		{Key: "chat.imageHosts", Type: String, Default: "", MaxLen: 4000, Section: "general"},
 		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "plan", "bypassPermissions"}, Section: "permissions"},
 	}
 }

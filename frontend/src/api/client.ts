@@ -1,4 +1,5 @@
 import { browserApi } from "./browser";
+import { imagesApi } from "./images";
 import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
 import { applyMcpEvent, MCP_TOPIC, mcpApi, type McpSnapshot } from "./mcp";
 import { applyRulesEvent, permissionsApi, type RuleList } from "./permissions";
@@ -27,6 +28,7 @@ export function createClient(transport: Transport) {
   const mcp = mcpApi(transport);
   const permissions = permissionsApi(transport);
   const browser = browserApi(transport);
+  const images = imagesApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -41,6 +43,8 @@ export function createClient(transport: Transport) {
     permissions,
     /** Opens pages in the user's browser (system browser or a new tab). */
     browser,
+    /** Remote images of answers, fetched by the backend when the user asks. */
+    images,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {

@@ -19,6 +19,11 @@ export function useClient(): CairnClient {
   return c;
 }
 
+/** The backend client when there is one (a component that also renders without it: Markdown). */
+export function useOptionalClient(): CairnClient | null {
+  return useContext(ClientContext);
+}
+
 /** Subscribes a component to a topic store (starting it on first use). */
 export function useTopic<S extends Snapshot>(store: TopicStore<S>): TopicState<S> {
   return useSyncExternalStore(store.subscribe, store.getState, store.getState);

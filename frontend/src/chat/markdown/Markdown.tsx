@@ -1,10 +1,12 @@
-import { memo, useMemo, type ReactNode } from "react";
+import { memo, useMemo, type MouseEvent, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import remarkMath from "remark-math";
 import { splitBlocks } from "./blocks";
 import { CodeBlock } from "./CodeBlock";
 import { MathView } from "./MathView";
+import { RemoteImage } from "./RemoteImage";
+import { useOptionalClient } from "../../api";
 
 interface HastNode {
   type: string;
@@ -41,10 +43,13 @@ const components: Components = {
   },
   a({ href, children, title }) {
     return (
-      <a href={href} title={title} target="_blank" rel="noreferrer noopener">
+      <Link href={href} title={title}>
         {children}
-      </a>
+      </Link>
     );
+  },
+  img({ src, alt, title }) {
+    return <RemoteImage src={typeof src === "string" ? src : undefined} alt={alt} title={title} />;
   },
   table({ children }) {
     return (
@@ -54,6 +59,45 @@ const components: Components = {
     );
   },
 };
+
+/** Whether a link may be followed: absolute http(s) and mailto only. */
+export function followable(href: string | undefined): href is string {
+  if (!href) return false;
+  try {
+    const u = new URL(href);
+    return u.protocol === "http:" || u.protocol === "https:" || u.protocol === "mailto:";
+  } catch {
+    return false; // relative, or not an address at all
+  }
+}
+
+/**
+ * A link of an answer. javascript:, data:, file: and every other scheme, and relative
+ * addresses, are plain text (the address in the tooltip): nothing a model writes can run
+ * in the window or move it elsewhere. A followable link opens in the user's browser (the
+ * system browser from the desktop window, a new tab from `cairn serve`), never in place.
+ */
+function Link({ href, title, children }: { href?: string; title?: string; children?: ReactNode }) {
+  const client = useOptionalClient();
+  if (!followable(href)) {
+    return (
+      <span className="md-link-inert" title={href || title} data-testid="md-link-inert">
+        {children}
+      </span>
+    );
+  }
+  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (!client || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    const page = client.browser.prepare();
+    if (!page.show(href)) page.discard();
+  };
+  return (
+    <a href={href} title={title ?? href} target="_blank" rel="noreferrer noopener" onClick={onClick}>
+      {children}
+    </a>
+  );
+}
 
 const remarkPlugins = [remarkGfm, [remarkMath, { singleDollarTextMath: true }]] as NonNullable<
   Parameters<typeof ReactMarkdown>[0]["remarkPlugins"]
@@ -71,7 +115,8 @@ const Block = memo(function Block({ text }: { text: string }) {
 /**
  * Markdown as the model writes it: GFM (tables, task lists, strikethrough, autolinks),
  * fenced code with highlighting and a copy button, TeX math with $…$ and $$…$$. Raw HTML
- * is not rendered. While streaming, only the last block is parsed again on each delta.
+ * is not rendered, remote images wait for a click (RemoteImage), and only http(s) and
+ * mailto links can be followed (Link). While streaming, only the last block is parsed again on each delta.
  */
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }): ReactNode {
   const blocks = useMemo(() => splitBlocks(normalizeMath(text)), [text]);
