@@ -292,7 +292,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			return writeJSON(env.Stdout, vars)
 		}
 		for _, v := range vars {
-			fmt.Fprintf(env.Stdout, "%s\t%s\n", v.Name, v.Source)
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", termtext.Line(v.Name), termtext.Line(string(v.Source)))
 		}
 		return nil
 
