@@ -3,6 +3,7 @@ package permission
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -172,8 +173,7 @@ func (c *call) decide() Verdict {
 	t := c.in.Tool
 	// 1. Deny rules hold in every mode.
 	if r, ok := c.first(Deny); ok {
-		return Verdict{Behavior: Deny, Source: ruleSource(r), RuleID: r.ID,
-			Reason: "a permission rule denies it (" + r.String() + ")", ReasonCode: "rule_denies", ReasonParams: map[string]string{"rule": r.String()}}
+		return c.ruleVerdict(Deny, r, "a permission rule denies it", "rule_denies")
 	}
 	// 2. Plan mode runs only read-only tools.
 	if c.in.Mode == ModePlan && !t.ReadOnly {
@@ -187,7 +187,7 @@ func (c *call) decide() Verdict {
 	}
 	// 4. Ask rules beat every allow.
 	if r, ok := c.first(Ask); ok {
-		return Verdict{Behavior: Ask, Source: ruleSource(r), RuleID: r.ID, Reason: "a permission rule asks about it (" + r.String() + ")", ReasonCode: "rule_asks", ReasonParams: map[string]string{"rule": r.String()}}
+		return c.ruleVerdict(Ask, r, "a permission rule asks about it", "rule_asks")
 	}
 	// 5. A hook's decision.
 	if h := c.in.Hook; h != nil {
@@ -223,6 +223,35 @@ func (c *call) decide() Verdict {
 		v.Reason, v.ReasonCode, v.ReasonParams = c.commandReason()
 	}
 	return v
+}
+
+// ruleVerdict is a deny or ask rule's verdict. When only a path Cairn cannot place met
+// the rule, the reason says so, so that the model can name the path absolutely.
+func (c *call) ruleVerdict(b Behavior, r compiled, what, code string) Verdict {
+	reason := what + " (" + r.String() + ")"
+	if raw, ok := c.unplaced(r); ok {
+		reason += "; Cairn cannot tell where the path " + strconv.Quote(raw) +
+			" leads (no directory is known for relative paths of this tool), so every path rule holds for it: give the absolute path"
+	}
+	return Verdict{Behavior: b, Source: ruleSource(r), RuleID: r.ID, Reason: reason, ReasonCode: code,
+		ReasonParams: map[string]string{"rule": r.String()}}
+}
+
+// unplaced reports the unresolved path that alone made a path rule match.
+func (c *call) unplaced(r compiled) (string, bool) {
+	if r.Path == "" {
+		return "", false
+	}
+	raw, found := "", false
+	for _, p := range c.paths {
+		switch {
+		case !p.Unresolved && c.in.Resolver.matchAny(r.path, p):
+			return "", false
+		case p.Unresolved && !found:
+			raw, found = p.Raw, true
+		}
+	}
+	return raw, found
 }
 
 // commandReason says why a command was not covered by an allow rule.

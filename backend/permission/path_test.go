@@ -84,6 +84,14 @@ func TestRelativePathsStartWhereTheToolStarts(t *testing.T) {
 			t.Errorf("%s (%q in %v): %s (%s), want %s", tt.name, tt.path, tt.bases, v.Behavior, v.Reason, tt.want)
 		}
 	}
+	// The model reads why: the path could not be placed.
+	v := Evaluate(Input{Tool: mcpWrite, Targets: pathArgs("free/ok.txt"), Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{}}})
+	if !strings.Contains(v.Reason, `cannot tell where the path "free/ok.txt" leads`) || v.ReasonCode != "rule_denies" {
+		t.Errorf("unresolved deny reason: %q (%s)", v.Reason, v.ReasonCode)
+	}
+	if v := Evaluate(Input{Tool: mcpWrite, Targets: pathArgs("protected/x"), Rules: []Rule{deny}, Resolver: Resolver{Bases: []string{f.ws}}}); strings.Contains(v.Reason, "cannot tell") {
+		t.Errorf("placed deny reason: %q", v.Reason)
+	}
 	// Moving the denied folder away by its bare name is caught too.
 	move := Extract([]byte(`{"source":"protected","destination":"gone"}`))
 	if v := Evaluate(Input{Tool: mcpWrite, Targets: move, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{f.ws}}}); v.Behavior != Deny {
