@@ -32,10 +32,46 @@ type AuditEntry struct {
 	Behavior string `json:"behavior"` // allow | deny | ask
 	Source   string `json:"source"`
 	Window   string `json:"window,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	RuleID   string `json:"ruleId,omitempty"`
-	Mode     string `json:"mode,omitempty"`
+	// Reason is the English text (export, search, entries from before reason codes);
+	// ReasonCode names it for every locale and ReasonParams fill it (see auditReason).
+	// A user's own words for a denial have no code: they are shown as written.
+	Reason       string            `json:"reason,omitempty"`
+	ReasonCode   string            `json:"reasonCode,omitempty"`
+	ReasonParams map[string]string `json:"reasonParams,omitempty"`
+	RuleID       string            `json:"ruleId,omitempty"`
+	Mode         string            `json:"mode,omitempty"`
 }
+
+// auditReason is why a decision was made. Code is a verdict's (permission.ReasonCodes,
+// approval.reasons.<code> in the windows) or one of the service's own (AuditReasonCodes,
+// permissions.audit.reasons.<code>); Text is the English for the model, logs and export.
+type auditReason struct {
+	Code   string
+	Params map[string]string
+	Text   string
+}
+
+// Why the approval service itself ended a request.
+var (
+	reasonTurnStopped  = auditReason{Code: "turn_stopped", Text: "the turn was stopped before anyone decided"}
+	reasonCairnClosed  = auditReason{Code: "cairn_closed", Text: "Cairn closed before anyone decided"}
+	reasonCairnStopped = auditReason{Code: "cairn_stopped", Text: "Cairn stopped before anyone decided"}
+	reasonResumed      = auditReason{Code: "resumed", Text: "asked again after an interruption"}
+)
+
+// AuditReasonCodes lists the codes of the reasons the approval service gives itself; each
+// has a text in every locale under permissions.audit.reasons (a test checks them).
+func AuditReasonCodes() []string {
+	return []string{reasonTurnStopped.Code, reasonCairnClosed.Code, reasonCairnStopped.Code, reasonResumed.Code}
+}
+
+// verdictReason is the reason of an automatic decision, as the permission engine gave it.
+func verdictReason(v permission.Verdict) auditReason {
+	return auditReason{Code: v.ReasonCode, Params: v.ReasonParams, Text: v.Reason}
+}
+
+// userReason is what a user typed with a decision: their words, in no locale's phrasing.
+func userReason(text string) auditReason { return auditReason{Text: text} }
 
 // The decisions of the audit log that nobody was asked about.
 const (
@@ -46,7 +82,7 @@ const (
 // maxSummary bounds the arguments summary of an audit entry (runes).
 const maxSummary = 500
 
-func auditFor(r Request, decision string, b permission.Behavior, source, reason, ruleID string) AuditEntry {
+func auditFor(r Request, decision string, b permission.Behavior, source string, why auditReason, ruleID string) AuditEntry {
 	summary := r.Touches.Describe()
 	if summary == "" {
 		summary = string(compactJSON(r.Args))
@@ -57,18 +93,30 @@ func auditFor(r Request, decision string, b permission.Behavior, source, reason,
 	return AuditEntry{
 		At: time.Now().UnixMilli(), RequestID: r.ID, SessionID: r.SessionID, CallID: r.CallID, Tool: r.Tool,
 		ArgsSummary: summary, Decision: decision, Behavior: string(b), Source: source, Window: r.Window,
-		Reason: reason, RuleID: ruleID, Mode: string(r.Mode),
+		Reason: why.Text, ReasonCode: why.Code, ReasonParams: why.Params, RuleID: ruleID, Mode: string(r.Mode),
 	}
 }
 
 // writeAudit appends an entry; the session's title is copied so the entry outlives it.
 func writeAudit(ctx context.Context, q querier, e AuditEntry) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO approval_audit (at, request_id, session_id, session_title, call_id, tool,
-		args_summary, decision, behavior, source, window_name, reason, rule_id, mode)
-		VALUES (?, ?, ?, COALESCE((SELECT title FROM sessions WHERE id = ?), ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		args_summary, decision, behavior, source, window_name, reason, reason_code, reason_params, rule_id, mode)
+		VALUES (?, ?, ?, COALESCE((SELECT title FROM sessions WHERE id = ?), ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.At, e.RequestID, e.SessionID, e.SessionID, e.CallID, e.Tool, e.ArgsSummary, e.Decision, e.Behavior, e.Source,
-		e.Window, e.Reason, e.RuleID, e.Mode)
+		e.Window, e.Reason, e.ReasonCode, paramsJSON(e.ReasonParams), e.RuleID, e.Mode)
 	return err
+}
+
+// paramsJSON is a reason's parameters as stored: a JSON object, never null.
+func paramsJSON(p map[string]string) string {
+	if len(p) == 0 {
+		return "{}"
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }
 
 func (s *Service) pruneAudit(ctx context.Context, keep int) error {
@@ -174,7 +222,7 @@ func (s *Service) ListAudit(ctx context.Context, q AuditQuery, limit int) (Audit
 func (s *Service) queryAudit(ctx context.Context, q AuditQuery, limit int) ([]AuditEntry, error) {
 	where, args := q.where()
 	rows, err := s.db.QueryContext(ctx, `SELECT id, at, request_id, session_id, session_title, call_id, tool, args_summary,
-		decision, behavior, source, window_name, reason, rule_id, mode FROM approval_audit`+where+
+		decision, behavior, source, window_name, reason, reason_code, reason_params, rule_id, mode FROM approval_audit`+where+
 		" ORDER BY id DESC LIMIT ?", append(args, limit)...)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "read the audit log")
@@ -183,9 +231,13 @@ func (s *Service) queryAudit(ctx context.Context, q AuditQuery, limit int) ([]Au
 	out := []AuditEntry{}
 	for rows.Next() {
 		var e AuditEntry
+		var params string
 		if err := rows.Scan(&e.ID, &e.At, &e.RequestID, &e.SessionID, &e.SessionTitle, &e.CallID, &e.Tool, &e.ArgsSummary,
-			&e.Decision, &e.Behavior, &e.Source, &e.Window, &e.Reason, &e.RuleID, &e.Mode); err != nil {
+			&e.Decision, &e.Behavior, &e.Source, &e.Window, &e.Reason, &e.ReasonCode, &params, &e.RuleID, &e.Mode); err != nil {
 			return nil, apperr.Wrap(err, apperr.Internal, "read the audit log")
+		}
+		if json.Unmarshal([]byte(params), &e.ReasonParams) != nil || len(e.ReasonParams) == 0 {
+			e.ReasonParams = nil // unreadable parameters: the English text still says it
 		}
 		out = append(out, e)
 	}
@@ -224,11 +276,11 @@ func (s *Service) ExportAudit(ctx context.Context, format string, q AuditQuery) 
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"id", "time", "session_id", "session_title", "tool", "args_summary", "decision", "behavior",
-		"source", "window", "reason", "rule_id", "request_id", "call_id", "mode"})
+		"source", "window", "reason", "rule_id", "request_id", "call_id", "mode", "reason_code", "reason_params"})
 	for _, e := range entries {
 		_ = w.Write([]string{strconv.FormatInt(e.ID, 10), time.UnixMilli(e.At).UTC().Format(time.RFC3339Nano), e.SessionID,
 			cell(e.SessionTitle), e.Tool, cell(e.ArgsSummary), e.Decision, e.Behavior, e.Source, cell(e.Window), cell(e.Reason),
-			e.RuleID, e.RequestID, e.CallID, e.Mode})
+			e.RuleID, e.RequestID, e.CallID, e.Mode, e.ReasonCode, cell(paramsJSON(e.ReasonParams))})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

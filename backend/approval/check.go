@@ -135,7 +135,7 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 		if v.Behavior == permission.Deny {
 			decision = AuditAutoDeny
 		}
-		if err := writeAudit(ctx, s.db, auditFor(r, decision, v.Behavior, v.Source, v.Reason, v.RuleID)); err != nil {
+		if err := writeAudit(ctx, s.db, auditFor(r, decision, v.Behavior, v.Source, verdictReason(v), v.RuleID)); err != nil {
 			s.log.Warn("approval: audit", "err", err)
 		}
 		return tools.Decision{Behavior: tools.Behavior(v.Behavior), Source: v.Source, Reason: v.Reason}, nil
@@ -217,7 +217,7 @@ func (s *Service) wait(ctx context.Context, id string, ch <-chan Request) Reques
 		case d := <-ch:
 			return d
 		case <-ctx.Done():
-			if _, err := s.endPending(bg, id, StatusCancelled, "cancelled", "the turn was stopped before anyone decided", permission.SourceUserReject); err != nil {
+			if _, err := s.endPending(bg, id, StatusCancelled, "cancelled", reasonTurnStopped, permission.SourceUserReject); err != nil {
 				s.log.Warn("approval: cancel", "request", id, "err", err)
 			}
 			return s.settled(bg, id, ch)

@@ -90,7 +90,7 @@ func (s *Service) Decide(ctx context.Context, id, choice, reason, window string)
 		if st == StatusDenied {
 			behavior = permission.Deny
 		}
-		if err := writeAudit(ctx, tx, auditFor(r, string(c), behavior, source, reason, ruleID)); err != nil {
+		if err := writeAudit(ctx, tx, auditFor(r, string(c), behavior, source, userReason(reason), ruleID)); err != nil {
 			return err
 		}
 		out = r
@@ -174,7 +174,7 @@ func (s *Service) Resume(ctx context.Context, id, window string) (Request, error
 			return errLost
 		}
 		r.Status, r.Window, r.DecidedAt = StatusResumed, window, now
-		if err := writeAudit(ctx, tx, auditFor(r, "resumed", permission.Ask, permission.SourceUserTemporary, "asked again after an interruption", "")); err != nil {
+		if err := writeAudit(ctx, tx, auditFor(r, "resumed", permission.Ask, permission.SourceUserTemporary, reasonResumed, "")); err != nil {
 			return err
 		}
 		out = r

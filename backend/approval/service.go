@@ -134,7 +134,7 @@ func (s *Service) Close() error {
 		s.log.Warn("approval: close", "err", err)
 	}
 	for _, id := range ids {
-		if _, err := s.interrupt(ctx, id, "Cairn closed before anyone decided"); err != nil {
+		if _, err := s.interrupt(ctx, id, reasonCairnClosed); err != nil {
 			s.log.Warn("approval: interrupt on close", "request", id, "err", err)
 		}
 	}
@@ -166,7 +166,7 @@ func (s *Service) recoverStale(ctx context.Context) error {
 		return apperr.Wrap(err, apperr.Internal, "read pending approvals")
 	}
 	for _, id := range stale {
-		if _, err := s.interrupt(ctx, id, "Cairn stopped before anyone decided"); err != nil {
+		if _, err := s.interrupt(ctx, id, reasonCairnStopped); err != nil {
 			return err
 		}
 	}
@@ -194,18 +194,18 @@ func (s *Service) openIDs(ctx context.Context, where string, args ...any) ([]str
 }
 
 // interrupt moves one pending request to interrupted, audits and announces it.
-func (s *Service) interrupt(ctx context.Context, id, reason string) (bool, error) {
-	return s.endPending(ctx, id, StatusInterrupted, "interrupted", reason, "")
+func (s *Service) interrupt(ctx context.Context, id string, why auditReason) (bool, error) {
+	return s.endPending(ctx, id, StatusInterrupted, "interrupted", why, "")
 }
 
 // endPending ends a pending request without a user decision (cancelled, interrupted).
 // It reports whether this call ended it.
-func (s *Service) endPending(ctx context.Context, id string, st Status, auditDecision, reason, source string) (bool, error) {
+func (s *Service) endPending(ctx context.Context, id string, st Status, auditDecision string, why auditReason, source string) (bool, error) {
 	var r Request
 	won := false
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status = ?, decision_reason = ?, source = ?, decided_at = ?
-			WHERE id = ? AND status = 'pending'`, string(st), reason, source, time.Now().UnixMilli(), id)
+			WHERE id = ? AND status = 'pending'`, string(st), why.Text, source, time.Now().UnixMilli(), id)
 		if err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func (s *Service) endPending(ctx context.Context, id string, st Status, auditDec
 		if r, err = loadRequest(ctx, tx, id); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, auditFor(r, auditDecision, permission.Deny, cmp.Or(source, permission.SourceConfig), reason, ""))
+		return writeAudit(ctx, tx, auditFor(r, auditDecision, permission.Deny, cmp.Or(source, permission.SourceConfig), why, ""))
 	})
 	if err != nil {
 		return false, apperr.Wrap(err, apperr.Internal, "end approval request %s", id)

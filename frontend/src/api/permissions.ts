@@ -122,7 +122,11 @@ export interface AuditEntry {
   behavior: string;
   source: string;
   window?: string;
+  /** English text: for export and search, and what entries from before codes show. */
   reason?: string;
+  /** Why, for every locale: chat approval.reasons.<code> or settings permissions.audit.reasons.<code>. */
+  reasonCode?: string;
+  reasonParams?: Record<string, string>;
   ruleId?: string;
   mode?: string;
 }

@@ -5,6 +5,7 @@ import { useSaveText } from "../components/download";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { parseToolName } from "../tools/model";
+import { useApprovalReason } from "../tools/reason";
 import { dateTime } from "./model";
 
 /** "everything › toggleSubscriberUpdates" for an MCP wire name; the name itself otherwise. */
@@ -18,6 +19,23 @@ function ToolName({ wire }: { wire: string }) {
   ) : (
     <code>{wire}</code>
   );
+}
+
+/**
+ * Why an entry was decided, in the window's language: the approval service's own reasons
+ * (permissions.audit.reasons.<code>), else a verdict's as the approval dialog says them
+ * (chat approval.reasons.<code>, with a hook's own words). An entry without a code — a
+ * user's typed reason, or one from before codes — and a code this build does not know
+ * show the stored text.
+ */
+function useAuditReason(): (e: AuditEntry) => string {
+  const { t, i18n } = useTranslation("settings");
+  const verdictReason = useApprovalReason();
+  return (e) => {
+    const own = `permissions.audit.reasons.${e.reasonCode}`;
+    if (e.reasonCode && i18n.exists(own, { ns: "settings" })) return t(own, e.reasonParams ?? {});
+    return verdictReason({ askReason: e.reason, askReasonCode: e.reasonCode, askReasonParams: e.reasonParams });
+  };
 }
 
 export const AUDIT_DECISIONS = [
@@ -46,6 +64,7 @@ export function AuditLog() {
   const { t } = useTranslation("settings");
   const client = useClient();
   const saveText = useSaveText();
+  const reasonOf = useAuditReason();
   const [text, setText] = useState("");
   const [search, setSearch] = useState("");
   const [decision, setDecision] = useState("");
@@ -249,7 +268,11 @@ export function AuditLog() {
                         {e.argsSummary}
                       </span>
                     )}
-                    {e.reason && <span className="audit__reason muted">{e.reason}</span>}
+                    {(e.reason || e.reasonCode) && (
+                      <span className="audit__reason muted" data-testid="audit-reason">
+                        {reasonOf(e)}
+                      </span>
+                    )}
                   </td>
                   <td>
                     <span className={`badge ${decisionBadge(e.decision)}`}>{t(`permissions.decision.${e.decision}`, { defaultValue: e.decision })}</span>

@@ -209,6 +209,56 @@ describe("Settings → Permissions: audit log", () => {
   });
 });
 
+describe("Settings → Permissions: audit reasons", () => {
+  const coded = (backend: FakeBackend) => {
+    backend.permissions.addAudit({ decision: "auto_allow", source: "config", reason: "a read-only tool", reasonCode: "read_only" });
+    backend.permissions.addAudit({
+      decision: "auto_deny",
+      source: "user_permanent",
+      reason: "a permission rule denies it (sandbox_bash(rm *))",
+      reasonCode: "rule_denies",
+      reasonParams: { rule: "sandbox_bash(rm *)" },
+    });
+    backend.permissions.addAudit({ decision: "cancelled", source: "user_reject", reason: "the turn was stopped before anyone decided", reasonCode: "turn_stopped" });
+    backend.permissions.addAudit({ decision: "deny", source: "user_reject", reason: "use the staging box" }); // a user's own words
+    backend.permissions.addAudit({ decision: "auto_allow", source: "config", reason: "a read-only tool" }); // from before codes
+    backend.permissions.addAudit({ decision: "auto_allow", source: "config", reason: "from a newer Cairn", reasonCode: "from_the_future" });
+  };
+  const reasons = async () => {
+    const audit = await screen.findByTestId("approval-audit");
+    await waitFor(() => expect(within(audit).getAllByTestId("audit-row")).toHaveLength(6));
+    return within(audit)
+      .getAllByTestId("audit-row")
+      .map((r) => within(r).getByTestId("audit-reason").textContent)
+      .reverse();
+  };
+
+  it("says why in English from the code and its params, and shows stored text where there is no code it knows", async () => {
+    const backend = new FakeBackend();
+    coded(backend);
+    open(backend);
+    expect(await reasons()).toEqual([
+      "A read-only tool.",
+      "A permission rule denies it (sandbox_bash(rm *)).",
+      "The turn was stopped before anyone decided.",
+      "use the staging box",
+      "a read-only tool",
+      "from a newer Cairn",
+    ]);
+  });
+
+  it("says why in Chinese from the same entries", async () => {
+    const backend = new FakeBackend();
+    coded(backend);
+    open(backend, "zh-CN");
+    const got = await reasons();
+    expect(got.slice(3)).toEqual(["use the staging box", "a read-only tool", "from a newer Cairn"]);
+    expect(got[1]).toContain("sandbox_bash(rm *)");
+    for (const text of got.slice(0, 3)) expect(text).toMatch(/[\u4e00-\u9fff]/);
+    expect(got[2]).toBe("在有人做出决定之前，这一轮已被停止。");
+  });
+});
+
 describe("permission helpers", () => {
   it("orders rules deny, ask, allow and keeps the stored rule's origin when saving a draft", () => {
     const rules = sortRules([
