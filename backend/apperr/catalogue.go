@@ -51,6 +51,7 @@ const (
 	ProviderKeyInvalid   Code = "provider_key_invalid"
 	ProviderKeyStoredBad Code = "provider_key_stored_invalid"
 	ProviderPortInvalid  Code = "provider_port_invalid"
+	ProviderKeyHostMoved Code = "provider_key_host_changed"
 	ModelAuthFailed      Code = "model_auth_failed"
 	ModelRateLimited     Code = "model_rate_limited"
 	ModelUnreachable     Code = "model_unreachable"
@@ -165,6 +166,7 @@ var catalogue = map[Code]def{
 	ProviderKeyInvalid:   {action: openSettings("providers")},
 	ProviderKeyStoredBad: {action: openSettings("providers")},
 	ProviderPortInvalid:  {action: openSettings("providers")},
+	ProviderKeyHostMoved: {},
 	ModelAuthFailed:      {action: openSettings("providers")},
 	ModelRateLimited:     {action: retry},
 	ModelUnreachable:     {action: retry},

@@ -181,7 +181,7 @@ func sectionCommand(section string) string {
 func inputError(c apperr.Code) bool {
 	switch c {
 	case apperr.InvalidArgument, apperr.SecretNameBad, apperr.SecretNotKnown, apperr.SecretEmpty,
-		apperr.ProviderPortInvalid, apperr.ProviderKeyInvalid:
+		apperr.ProviderPortInvalid, apperr.ProviderKeyInvalid, apperr.ProviderKeyHostMoved:
 		return true
 	}
 	return strings.HasPrefix(string(c), "setting_")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
 )
 
@@ -28,6 +29,8 @@ func (s *stringList) Set(v string) error {
 const providerUsage = `usage:
   cairn provider add NAME --base-url URL --model MODEL [--model MODEL2] [--preset ID] [--api-key-stdin]
                           [--context-window N] [--no-tools] [--vision] [--reasoning]
+  cairn provider edit NAME [--base-url URL] [--api-key-stdin | --keep-key]
+                          (a base URL on another host needs the key again, or --keep-key)
   cairn provider list [--json]
   cairn provider presets [--json]
   cairn provider models NAME [--json]     (fetch the list from the provider)
@@ -41,6 +44,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 	baseURL := f.String("base-url", "", "OpenAI-compatible base URL (…/v1)")
 	preset := f.String("preset", "", "preset id (openai, deepseek, openrouter, moonshot, zhipu, qwen, siliconflow, ollama, lmstudio, custom)")
 	keyStdin := f.Bool("api-key-stdin", false, "read the API key from stdin")
+	keepKey := f.Bool("keep-key", false, "edit: send the stored key to the new base URL's host too")
 	ctxWin := f.Int("context-window", 0, "context window of the models, in tokens")
 	noTools := f.Bool("no-tools", false, "the models do not support tools")
 	vision := f.Bool("vision", false, "the models accept images")
@@ -110,6 +114,11 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "added %s (%s, %s, %d models)\n", termtext.Line(p.Name), termtext.Line(p.BaseURL), key, len(p.Models))
 		return nil
+	case "edit":
+		if len(rest) != 1 {
+			return usageErr("%s", providerUsage)
+		}
+		return editProvider(ctx, env, s, rest[0], editFlags{baseURL: *baseURL, keyStdin: *keyStdin, keepKey: *keepKey, asJSON: *asJSON})
 	case "list":
 		snap, err := s.Providers.List(ctx)
 		if err != nil {
@@ -201,4 +210,50 @@ func printPresets(env *Env, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Name, orDash(p.BaseURL), key)
 	}
 	return tw.Flush()
+}
+
+type editFlags struct {
+	baseURL           string
+	keyStdin, keepKey bool
+	asJSON            bool
+}
+
+// editProvider changes a provider's base URL or key; the rest stays as it is. A base URL
+// on another host is refused unless the key comes again or --keep-key says the stored one
+// may go there.
+func editProvider(ctx context.Context, env *Env, s *service.Services, ref string, fl editFlags) error {
+	cur, err := s.Providers.Get(ctx, ref)
+	if err != nil {
+		return err
+	}
+	in := llm.ProviderInput{ID: cur.ID, Name: cur.Name, Preset: cur.Preset, BaseURL: cur.BaseURL, KeepKey: fl.keepKey}
+	if fl.baseURL != "" {
+		in.BaseURL = fl.baseURL
+	}
+	if fl.keyStdin {
+		key, err := readSecret(ctx, env, "API key (typing is hidden): ")
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(key) == "" {
+			return usageErr("--api-key-stdin: nothing on stdin")
+		}
+		in.APIKey = key
+	}
+	p, err := s.Providers.Save(ctx, in)
+	if apperr.Is(err, apperr.ProviderKeyHostMoved) {
+		fmt.Fprintln(env.Stderr, "  (give the key for the new address with --api-key-stdin, or pass --keep-key to send the stored one there)")
+	}
+	if err != nil {
+		return err
+	}
+	if fl.asJSON {
+		return writeJSON(env.Stdout, p)
+	}
+	key := "no key"
+	if p.KeySet {
+		key = "key set"
+	}
+	fmt.Fprintf(env.Stdout, "updated %s (%s, %s)\n", p.Name, p.BaseURL, key)
+	return nil
 }

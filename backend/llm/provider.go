@@ -255,6 +255,8 @@ func (p Provider) Model(id string) Model {
 
 // ProviderInput is what a window sends to create (ID empty) or update a provider. APIKey
 // is stored in the secret store when non-empty and never read back; ClearKey removes it.
+// KeepKey is the user's word that the stored key may go to a base URL on another host
+// (scheme, host or port): without it, or a new key, such a change is refused.
 type ProviderInput struct {
 	ID           string  `json:"id,omitempty"`
 	Name         string  `json:"name"`
@@ -264,6 +266,7 @@ type ProviderInput struct {
 	DefaultModel string  `json:"defaultModel,omitempty"`
 	APIKey       string  `json:"apiKey,omitempty"`
 	ClearKey     bool    `json:"clearKey,omitempty"`
+	KeepKey      bool    `json:"keepKey,omitempty"`
 }
 
 // SecretName is the secret-store name of a provider's API key.

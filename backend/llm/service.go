@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -237,6 +238,9 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 			return Provider{}, err
 		}
 		existing = &p
+		if err := checkKeyFollows(p, baseURL, in); err != nil {
+			return Provider{}, err
+		}
 	}
 	modelsIn := in.Models
 	if modelsIn == nil && existing != nil {
@@ -303,6 +307,42 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 	}
 	s.publish(ctx)
 	return s.Get(ctx, id)
+}
+
+// checkKeyFollows refuses to send a stored key to another host without the user's word:
+// a base URL moved to another scheme, host or port (a typo, a pasted address, a provider
+// that is not the one the key is for) would otherwise get the key with the next request.
+// A new key, removing the key, or KeepKey makes the change.
+func checkKeyFollows(p Provider, baseURL string, in ProviderInput) error {
+	if !p.KeySet || in.KeepKey || in.ClearKey || strings.TrimSpace(in.APIKey) != "" {
+		return nil
+	}
+	from, to := origin(p.BaseURL), origin(baseURL)
+	if from == to {
+		return nil
+	}
+	return apperr.New(apperr.ProviderKeyHostMoved, "provider %s: the base URL moved from %s to %s; enter the API key again or keep the stored one explicitly", p.Name, from, to).
+		WithParam("name", p.Name).WithParam("from", from).WithParam("to", to)
+}
+
+// origin is a URL's scheme, host and port, in lower case and without the scheme's default
+// port: what decides where a request, and its key, goes.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	switch {
+	case port != "":
+		host = net.JoinHostPort(host, port)
+	case strings.Contains(host, ":"):
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
 }
 
 func hasModel(ms []Model, id string) bool {

@@ -44,7 +44,8 @@ func statusFor(code apperr.Code) int {
 		return http.StatusNotFound
 	case apperr.MCPCommandNotFound:
 		return http.StatusBadGateway // the server's program is missing, not what was asked for
-	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SecretEmpty, apperr.RemoteNotAllowed:
+	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SecretEmpty, apperr.RemoteNotAllowed,
+		apperr.ProviderKeyHostMoved:
 		return http.StatusBadRequest
 	case apperr.SessionBusy, apperr.NoProvider, apperr.ProviderKeyMissing, apperr.ApprovalAlreadyDecided,
 		apperr.ApprovalInterrupted, apperr.ApprovalRuleUnavailable, apperr.ApprovalResumeUnavailable,

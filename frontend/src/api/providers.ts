@@ -52,7 +52,9 @@ export interface ProvidersSnapshot {
 
 /**
  * Create (no id) or update a provider. apiKey is sent only when the user typed one and is
- * never read back; clearKey removes the stored key.
+ * never read back; clearKey removes the stored key. keepKey lets the stored key go to a
+ * base URL on another host (scheme, host or port); without it, or a new key, such a move is
+ * refused with provider_key_host_changed.
  */
 export interface ProviderInput {
   id?: string;
@@ -63,6 +65,7 @@ export interface ProviderInput {
   defaultModel?: string;
   apiKey?: string;
   clearKey?: boolean;
+  keepKey?: boolean;
 }
 
 /** Outcome of TestProvider: a failure is a result carrying the apperr. */

@@ -17,6 +17,16 @@ export interface ProviderFormProps {
   onPersisted?: (saved: Provider) => void;
 }
 
+/** Where requests to a base URL go (scheme, host, port); null when it is not a URL. */
+export function originOf(url: string): string | null {
+  try {
+    const u = new URL(url.trim());
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return null;
+  }
+}
+
 function freeName(base: string, taken: string[]): string {
   const lower = new Set(taken.map((n) => n.toLowerCase()));
   if (!base || !lower.has(base.toLowerCase())) return base;
@@ -31,13 +41,14 @@ function freeName(base: string, taken: string[]): string {
 export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted }: ProviderFormProps) {
   const { t } = useTranslation("settings");
   const client = useClient();
-  const ids = { name: useId(), url: useId(), key: useId(), keyHelp: useId() };
+  const ids = { name: useId(), url: useId(), key: useId(), keyHelp: useId(), keepHelp: useId() };
   const [id, setId] = useState(provider?.id);
   const [stored, setStored] = useState<Provider | undefined>(provider);
   const [name, setName] = useState(provider?.name ?? freeName(preset?.id === "custom" ? "" : (preset?.name ?? ""), takenNames));
   const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? preset?.baseUrl ?? "");
   const [key, setKey] = useState("");
   const [clearKey, setClearKey] = useState(false);
+  const [keepKey, setKeepKey] = useState(false);
   const [models, setModels] = useState<Model[]>(provider?.models ?? preset?.models ?? []);
   const [defaultModel, setDefaultModel] = useState(provider?.defaultModel ?? preset?.models?.[0]?.id ?? "");
   const [dirty, setDirty] = useState(!provider);
@@ -46,6 +57,10 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   const [fetched, setFetched] = useState<number | null>(null);
 
   const presetId = provider?.preset ?? preset?.id ?? "custom";
+  // The stored key would go to another host: the user types the key again or says to keep it.
+  const newOrigin = originOf(baseUrl);
+  const oldOrigin = stored ? originOf(stored.baseUrl) : null;
+  const hostMoved = Boolean(stored?.keySet) && !key.trim() && !clearKey && newOrigin !== null && newOrigin !== oldOrigin;
   const needsKey = stored?.needsKey ?? preset?.needsKey ?? false;
   const edit = <T,>(fn: (v: T) => void) => (v: T) => {
     fn(v);
@@ -57,10 +72,12 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
     if (id) input.id = id;
     if (key.trim()) input.apiKey = key.trim();
     else if (clearKey) input.clearKey = true;
+    else if (hostMoved && keepKey) input.keepKey = true;
     const saved = await client.providers.save(input);
     // The key went to the backend; it is not kept in this window.
     setKey("");
     setClearKey(false);
+    setKeepKey(false);
     setId(saved.id);
     setStored(saved);
     setModels(saved.models);
@@ -183,6 +200,22 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
               />
               {t("providers.key.clear")}
             </label>
+          )}
+          {hostMoved && (
+            <div role="group" aria-labelledby={ids.keepHelp}>
+              <p id={ids.keepHelp} className="field__help" data-testid="provider-host-moved">
+                {t("providers.key.hostMoved", { from: oldOrigin ?? "", to: newOrigin })}
+              </p>
+              <label className="check-label">
+                <input
+                  type="checkbox"
+                  checked={keepKey}
+                  onChange={(e) => edit(setKeepKey)(e.target.checked)}
+                  data-testid="provider-keep-key"
+                />
+                {t("providers.key.keep", { to: newOrigin })}
+              </label>
+            </div>
           )}
         </div>
       </div>

@@ -119,6 +119,39 @@ describe("Settings → Providers", () => {
     expect(backend.chat.providers).toHaveLength(0);
   });
 
+  it("asks before the stored key goes to another host", async () => {
+    const backend = new FakeBackend();
+    backend.chat.providers.push({
+      id: "p1", name: "Hosted", preset: "custom", baseUrl: "https://api.example.com/v1", models: [model("m-a")],
+      defaultModel: "m-a", needsKey: true, keySet: true, keyLast4: "WXYZ", createdAt: 1, updatedAt: 1,
+    });
+    backend.chat.keys.set("p1", SECRET);
+    const { transport, user } = open(backend);
+    await user.click(await screen.findByTestId("provider-edit"));
+    const form = screen.getByTestId("provider-form");
+    const url = within(form).getByTestId("provider-base-url");
+    // Another path on the same host asks nothing.
+    await user.clear(url);
+    await user.type(url, "https://api.example.com/v2");
+    expect(within(form).queryByTestId("provider-keep-key")).toBeNull();
+    await user.clear(url);
+    await user.type(url, "https://proxy.example.net/v1");
+    expect(within(form).getByTestId("provider-host-moved")).toHaveTextContent("The stored key was saved for https://api.example.com");
+    const keep = within(form).getByRole("checkbox", { name: "Send the stored key to https://proxy.example.net" });
+    // Saving without the choice is refused with the localized error, and nothing moves.
+    await user.click(within(form).getByTestId("provider-save"));
+    expect(await within(form).findByTestId("error-view")).toHaveTextContent("Hosted now points to https://proxy.example.net instead of https://api.example.com");
+    expect(backend.chat.providers[0]!.baseUrl).toBe("https://api.example.com/v1");
+    await user.click(keep);
+    await user.click(within(form).getByTestId("provider-save"));
+    await waitFor(() => expect(screen.queryByTestId("provider-form")).toBeNull());
+    const saves = transport.calls.filter((c) => c.method === "SaveProvider");
+    expect(saves[0]!.args[0]).not.toHaveProperty("keepKey");
+    expect(saves[1]!.args[0]).toMatchObject({ baseUrl: "https://proxy.example.net/v1", keepKey: true });
+    expect(backend.chat.providers[0]!.baseUrl).toBe("https://proxy.example.net/v1");
+    expect(backend.chat.keys.get("p1")).toBe(SECRET);
+  });
+
   it("shows the backend's validation error in the form", async () => {
     const { user } = open();
     await user.click(await screen.findByTestId("provider-add"));

@@ -399,6 +399,18 @@ export class FakeChat {
         const baseUrl = (inp.baseUrl || preset.baseUrl).replace(/\/+$/, "");
         if (!/^https?:\/\/./.test(baseUrl)) throw err("provider_invalid", { reason: `"${baseUrl}" is not an http(s) URL` }, "bad url");
         let p = this.providers.find((x) => x.id === inp.id);
+        // As the backend: the stored key does not follow the base URL to another host unasked.
+        const origin = (u: string) => {
+          try {
+            const x = new URL(u);
+            return `${x.protocol}//${x.host}`;
+          } catch {
+            return u;
+          }
+        };
+        if (p?.keySet && !inp.apiKey && !inp.clearKey && !inp.keepKey && origin(p.baseUrl) !== origin(baseUrl)) {
+          throw err("provider_key_host_changed", { name: p.name, from: origin(p.baseUrl), to: origin(baseUrl) }, "host moved");
+        }
         const now = Date.now();
         if (!p) {
           p = { id: this.id("prov"), name: "", preset: preset.id, baseUrl, models: [], defaultModel: "", needsKey: preset.needsKey, keySet: false, createdAt: now, updatedAt: now };
