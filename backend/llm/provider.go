@@ -20,8 +20,10 @@ type Preset struct {
 	KeyURL   string `json:"keyUrl,omitempty"` // where to get a key
 	// Models is a suggested starting list; FetchModels replaces it with the real one.
 	Models []Model `json:"models,omitempty"`
-	// Dialect is what the provider's API needs beyond the OpenAI wire format.
-	Dialect Dialect `json:"dialect"`
+	// Dialect is what the provider's API needs beyond the OpenAI wire format, and
+	// ReasoningControls the reasoning choices it offers (from the dialect).
+	Dialect           Dialect           `json:"dialect"`
+	ReasoningControls ReasoningControls `json:"reasoningControls"`
 }
 
 // Dialect is what a provider's API needs beyond the plain OpenAI wire format: whether a
@@ -136,7 +138,7 @@ func DialectFor(preset, baseURL string) Dialect {
 	if host == "" {
 		return Dialect{}
 	}
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		if p.BaseURL != "" && hostOf(p.BaseURL) == host {
 			return p.Dialect
 		}
@@ -157,6 +159,14 @@ const PresetCustom = "custom"
 
 // Presets lists the providers Cairn knows by name, in display order.
 func Presets() []Preset {
+	out := presets()
+	for i := range out {
+		out[i].ReasoningControls = out[i].Dialect.Controls()
+	}
+	return out
+}
+
+func presets() []Preset {
 	m := func(id string) Model { return GuessModel(id) }
 	return []Preset{
 		{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", NeedsKey: true, KeyURL: "https://platform.openai.com/api-keys",

@@ -1,4 +1,5 @@
 import { RELOAD, TopicStore } from "./store";
+import type { ReasoningChoice } from "./providers";
 import type { AppError, CairnEvent, Transport } from "./types";
 
 // Wire types of the chat facade (app_chat.go, backend/chat/types.go). Field names follow
@@ -19,6 +20,8 @@ export interface Session {
   /** null = the provider's default. */
   temperature: number | null;
   toolsets: string[];
+  /** The conversation's reasoning choice over its model's (empty = the model's). */
+  reasoning?: ReasoningChoice;
   state: SessionStateName;
   createdAt: number;
   updatedAt: number;
@@ -156,6 +159,8 @@ export interface SessionPatch {
   temperature?: number;
   resetTemperature?: boolean;
   toolsets?: string[];
+  /** Replaces the reasoning choice; {} returns to the model's setting. */
+  reasoning?: ReasoningChoice;
 }
 
 export interface PartDelta {

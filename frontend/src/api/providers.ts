@@ -15,6 +15,28 @@ export interface Model {
   vision: boolean;
   reasoning: boolean;
   source: ModelSource | string;
+  /** The user's reasoning choice for the model ("" / absent = the provider's default). */
+  reasoningEffort?: string;
+  /** Reasoning token budget; 0 / absent = the provider's default. */
+  reasoningBudget?: number;
+}
+
+/** What a provider's API needs beyond the OpenAI wire format (backend llm.Dialect). */
+export interface Dialect {
+  reasoningBack?: string;
+  reasoning?: string;
+}
+
+/** The reasoning choices a provider offers: effort levels ("off" turns it off) and a budget. */
+export interface ReasoningControls {
+  efforts?: string[];
+  budget?: boolean;
+}
+
+/** A reasoning choice; empty fields leave the default. */
+export interface ReasoningChoice {
+  effort?: string;
+  budget?: number;
 }
 
 /** A known provider the UI offers as a starting point. */
@@ -25,6 +47,8 @@ export interface Preset {
   needsKey: boolean;
   keyUrl?: string;
   models?: Model[];
+  dialect?: Dialect;
+  reasoningControls?: ReasoningControls;
 }
 
 export const PRESET_CUSTOM = "custom";
@@ -40,6 +64,8 @@ export interface Provider {
   needsKey: boolean;
   keySet: boolean;
   keyLast4?: string;
+  dialect?: Dialect;
+  reasoningControls?: ReasoningControls;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,6 +1,6 @@
 import type { Transport } from "./types";
 
-export type SettingType = "string" | "bool" | "int" | "enum";
+export type SettingType = "string" | "bool" | "int" | "enum" | "duration";
 
 /** Describes one setting; the UI renders any setting without custom UI from this. */
 export interface SettingSpec {
@@ -12,6 +12,9 @@ export interface SettingSpec {
   max?: number;
   /** Longest accepted string; long ones (prompts) get a multi-line editor. */
   maxLen?: number;
+  /** Bounds of a duration setting, as Go duration text ("1s", "1h"). */
+  minDuration?: string;
+  maxDuration?: string;
   /** Settings section it belongs to, e.g. "general". */
   section: string;
   secret?: false;

@@ -8,6 +8,7 @@ import {
   type AppError,
   type PermissionMode,
   type Provider,
+  type ReasoningChoice,
   type Session,
   type SessionPatch,
 } from "../api";
@@ -15,7 +16,15 @@ import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
 import { BypassWarning } from "../permissions/BypassWarning";
 import type { SessionModeState } from "../permissions/useSessionMode";
+import { hasReasoningControls, ReasoningControl } from "../providers/ReasoningControl";
 import { ModelPicker } from "./ModelPicker";
+
+/** The provider and model a session's choice resolves to ("" = the defaults). */
+function resolveModel(providers: readonly Provider[], providerId: string, model: string) {
+  const provider = providerId ? providers.find((p) => p.id === providerId) : providers[0];
+  const id = model || provider?.defaultModel || provider?.models[0]?.id || "";
+  return { provider, model: provider?.models.find((m) => m.id === id), modelId: id };
+}
 
 /** The session's model, system prompt, temperature and toolsets, saved together. */
 export function SessionSettings({
@@ -42,6 +51,7 @@ export function SessionSettings({
   const [temp, setTemp] = useState<number | null>(session.temperature);
   const [toolsets, setToolsets] = useState<string[]>(session.toolsets ?? []);
   const [model, setModel] = useState({ providerId: session.providerId, model: session.model });
+  const [reasoning, setReasoning] = useState<ReasoningChoice>(session.reasoning ?? {});
   const [error, setError] = useState<AppError | null>(null);
   const [busy, setBusy] = useState(false);
   const modeId = useId();
@@ -54,6 +64,7 @@ export function SessionSettings({
     setTemp(session.temperature);
     setToolsets(session.toolsets ?? []);
     setModel({ providerId: session.providerId, model: session.model });
+    setReasoning(session.reasoning ?? {});
     setMode(ownMode());
     setError(null);
     // only when it opens: later broadcasts must not overwrite what the user is typing
@@ -65,6 +76,7 @@ export function SessionSettings({
     else patch.temperature = temp;
     if (model.providerId !== session.providerId) patch.providerId = model.providerId;
     if (model.model !== session.model || model.providerId !== session.providerId) patch.model = model.model;
+    patch.reasoning = { effort: reasoning.effort || undefined, budget: reasoning.budget || undefined };
     setBusy(true);
     setError(null);
     try {
@@ -77,6 +89,13 @@ export function SessionSettings({
       setBusy(false);
     }
   };
+
+  const target = resolveModel(providers, model.providerId, model.model);
+  const controls = target.provider?.reasoningControls;
+  const modelEffort = target.model?.reasoningEffort;
+  const reasoningDefault = t("settings.reasoningModel", {
+    choice: modelEffort ? t(`settings:providers.reasoning.efforts.${modelEffort}`, { defaultValue: modelEffort }) : t("settings:providers.reasoning.providerDefault"),
+  });
 
   const toggle = (ts: string) => setToolsets((cur) => (cur.includes(ts) ? cur.filter((x) => x !== ts) : [...cur, ts].sort()));
 
@@ -148,6 +167,20 @@ export function SessionSettings({
             <output className="session-settings__temp-value">{temp === null ? "—" : temp.toFixed(1)}</output>
           </div>
         </div>
+        {hasReasoningControls(controls) && (
+          <div className="session-settings__field">
+            <span className="field__label">{t("settings.reasoning")}</span>
+            <ReasoningControl
+              controls={controls}
+              value={reasoning}
+              onChange={setReasoning}
+              defaultLabel={reasoningDefault}
+              label={target.modelId}
+              testId="session-reasoning"
+            />
+            <p className="field__help">{t("settings.reasoningHelp")}</p>
+          </div>
+        )}
         <fieldset className="session-settings__field session-settings__toolsets">
           <legend className="field__label">{t("settings.toolsets")}</legend>
           <p className="field__help">{t("settings.toolsetsHelp")}</p>

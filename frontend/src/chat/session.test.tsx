@@ -173,6 +173,31 @@ describe("a conversation", () => {
     await waitFor(() => expect(screen.queryByTestId("session-settings")).toBeNull());
     expect(backend.chat.session(session.id)).toMatchObject({ systemPrompt: "Be brief.", toolsets: ["web"], temperature: 0.7, model: "gpt-4.1-mini" });
   });
+
+  it("sets the conversation's reasoning over the model's, only for providers that have the control", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.chat.providers.push({
+      ...PROVIDER, id: "ds", name: "DeepSeek", preset: "deepseek", models: [model("deepseek-chat", { reasoningEffort: "low" })], defaultModel: "deepseek-chat",
+      reasoningControls: { efforts: ["off", "low", "high", "max"] },
+    });
+    const session = backend.chat.addSession({ title: "Think", providerId: "ds" });
+    const a = openWindow(backend, session.id);
+    await user.click(await a.w.findByTestId("session-settings-open"));
+    const dialog = await screen.findByTestId("session-settings");
+    const effort = within(dialog).getByRole("combobox", { name: "Reasoning of deepseek-chat" });
+    expect(effort).toHaveValue("");
+    expect(within(effort).getAllByRole("option")[0]).toHaveTextContent("Model's setting (Low)");
+    await user.selectOptions(effort, "off");
+    await user.click(within(dialog).getByTestId("session-settings-save"));
+    await waitFor(() => expect(backend.chat.session(session.id).reasoning).toEqual({ effort: "off" }));
+
+    const plain = backendWithSession("Plain");
+    const b = openWindow(plain.backend, plain.session.id);
+    await user.click(await b.w.findAllByTestId("session-settings-open").then((x) => x[0]!));
+    const other = (await screen.findAllByTestId("session-settings")).at(-1)!;
+    expect(within(other).queryByTestId("session-reasoning")).toBeNull();
+  });
 });
 
 describe("the session list", () => {

@@ -1,7 +1,8 @@
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { Model } from "../api";
+import type { Model, ReasoningControls } from "../api";
 import { Icon } from "../components/Icon";
+import { hasReasoningControls, ReasoningControl } from "./ReasoningControl";
 
 /** A model typed by hand: capabilities guessed like the backend does for unknown ids (tools on). */
 export function manualModel(id: string): Model {
@@ -10,18 +11,22 @@ export function manualModel(id: string): Model {
 
 /**
  * The provider's models: per model the context window and the tools / vision / reasoning
- * switches, which one is the default, remove; and a field to add a model by name.
+ * switches, the reasoning choice where the provider has one, which one is the default,
+ * remove; and a field to add a model by name.
  */
 export function ModelsEditor({
   models,
   defaultModel,
   onChange,
   onDefault,
+  reasoning,
 }: {
   models: Model[];
   defaultModel: string;
   onChange: (models: Model[]) => void;
   onDefault: (id: string) => void;
+  /** The provider's reasoning choices; absent = no reasoning column. */
+  reasoning?: ReasoningControls;
 }) {
   const { t } = useTranslation("settings");
   const [draft, setDraft] = useState("");
@@ -50,6 +55,7 @@ export function ModelsEditor({
                 <th scope="col">{t("providers.models.tools")}</th>
                 <th scope="col">{t("providers.models.vision")}</th>
                 <th scope="col">{t("providers.models.reasoning")}</th>
+                {hasReasoningControls(reasoning) && <th scope="col">{t("providers.models.reasoningChoice")}</th>}
                 <th scope="col">
                   <span className="visually-hidden">{t("providers.models.actions")}</span>
                 </th>
@@ -95,6 +101,18 @@ export function ModelsEditor({
                       />
                     </td>
                   ))}
+                  {hasReasoningControls(reasoning) && (
+                    <td>
+                      <ReasoningControl
+                        controls={reasoning}
+                        value={{ effort: m.reasoningEffort, budget: m.reasoningBudget }}
+                        onChange={(v) => set(i, { reasoningEffort: v.effort, reasoningBudget: v.budget })}
+                        defaultLabel={t("providers.reasoning.providerDefault")}
+                        label={m.id}
+                        testId="model-reasoning-choice"
+                      />
+                    </td>
+                  )}
                   <td>
                     <button
                       type="button"

@@ -245,6 +245,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
           defaultModel={defaultModel}
           onChange={edit(setModels)}
           onDefault={edit(setDefaultModel)}
+          reasoning={stored?.reasoningControls ?? preset?.reasoningControls}
         />
       </div>
 

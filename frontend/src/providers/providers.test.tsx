@@ -90,6 +90,27 @@ describe("Settings → Providers", () => {
     expect(screen.getByRole("status")).toHaveTextContent("4 models");
   });
 
+  it("sets a model's reasoning where the provider has controls, and shows none where it has not", async () => {
+    const { transport, user } = open();
+    await user.click(await screen.findByTestId("provider-add"));
+    await user.click(await screen.findByTestId("preset-deepseek"));
+    const form = screen.getByTestId("provider-form");
+    const row = within(form).getAllByTestId("model-row")[0]!;
+    const effort = within(row).getByRole("combobox", { name: "Reasoning of deepseek-chat" });
+    expect(within(effort).getAllByRole("option").map((o) => o.textContent)).toEqual(["Provider default", "Off", "Low", "High", "Maximum"]);
+    await user.selectOptions(effort, "high");
+    await user.type(within(form).getByTestId("provider-key"), "sk-deepseek-12345678");
+    await user.click(within(form).getByTestId("provider-save"));
+    await screen.findByTestId("provider-card");
+    const save = transport.calls.find((c) => c.method === "SaveProvider")!.args[0] as { models: { id: string; reasoningEffort?: string }[] };
+    expect(save.models[0]).toMatchObject({ id: "deepseek-chat", reasoningEffort: "high" });
+    expect(save.models[1]!.reasoningEffort).toBeUndefined();
+
+    await user.click(screen.getByTestId("provider-add"));
+    await user.click(await screen.findByTestId("preset-openai"));
+    expect(within(screen.getByTestId("provider-form")).queryAllByTestId("model-reasoning-choice")).toHaveLength(0);
+  });
+
   it("tests a provider: shows the reply, or the localized error with a way out", async () => {
     const backend = new FakeBackend();
     backend.chat.providers.push(

@@ -61,6 +61,9 @@ export function SettingField({ spec, value }: { spec: SettingSpec; value: unknow
     else if (spec.min !== undefined) hints.push(t("field.min", { min: spec.min }));
     else if (spec.max !== undefined) hints.push(t("field.max", { max: spec.max }));
   }
+  if (spec.type === "duration" && spec.minDuration && spec.maxDuration) {
+    hints.push(t("field.durationRange", { min: spec.minDuration, max: spec.maxDuration }));
+  }
   const isDefault = spec.default === undefined || toDraft(spec.default) === toDraft(value);
   const describedBy = help || hints.length ? helpId : undefined;
   const multiline = spec.type === "string" && (spec.maxLen ?? 0) > LONG_TEXT;

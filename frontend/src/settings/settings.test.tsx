@@ -119,6 +119,21 @@ describe("Settings page", () => {
     expect(rounds).toHaveValue(12); // reverted to what the backend has
   });
 
+  it("edits the stall timeouts as durations and names a value that is not one", async () => {
+    const user = userEvent.setup();
+    const { backend } = open("general");
+    const idle = await screen.findByTestId("setting-chat.streamIdleTimeout");
+    expect(idle).toHaveValue("60s");
+    expect(screen.getByText(/How long an answer may pause between chunks.*From 1s to 1h/)).toBeInTheDocument();
+    await user.clear(idle);
+    await user.type(idle, "90s{Enter}");
+    await waitFor(() => expect(backend.values["chat.streamIdleTimeout"]).toBe("90s"));
+    await user.clear(idle);
+    await user.type(idle, "soon{Enter}");
+    expect(await screen.findByTestId("error-view")).toHaveTextContent("Stream idle timeout must be a duration such as 90s or 2m.");
+    expect(backend.values["chat.streamIdleTimeout"]).toBe("90s");
+  });
+
   it("shows a change made in another window", async () => {
     const backend = new FakeBackend();
     open("general", backend);

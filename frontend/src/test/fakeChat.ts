@@ -26,7 +26,15 @@ const utf16 = (s: string) => s.length;
 
 export const PRESETS: Preset[] = [
   { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", needsKey: true, keyUrl: "https://platform.openai.com/api-keys", models: [model("gpt-4.1"), model("gpt-4.1-mini")] },
-  { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", needsKey: true, models: [model("deepseek-chat"), model("deepseek-reasoner", { reasoning: true })] },
+  {
+    id: "deepseek",
+    name: "DeepSeek",
+    baseUrl: "https://api.deepseek.com/v1",
+    needsKey: true,
+    models: [model("deepseek-chat"), model("deepseek-reasoner", { reasoning: true })],
+    dialect: { reasoningBack: "tool-calls", reasoning: "deepseek" },
+    reasoningControls: { efforts: ["off", "low", "high", "max"] },
+  },
   { id: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", needsKey: false },
   { id: "custom", name: "Custom (OpenAI-compatible)", baseUrl: "", needsKey: false },
 ];
@@ -330,6 +338,7 @@ export class FakeChat {
         if (p.resetTemperature) s.temperature = null;
         else if (p.temperature !== undefined) s.temperature = p.temperature;
         if (p.toolsets !== undefined) s.toolsets = [...p.toolsets].sort();
+        if (p.reasoning !== undefined) s.reasoning = { ...p.reasoning };
         s.updatedAt = Date.now();
         this.publish(`session:${s.id}`, "session:updated", s);
         this.publish("sessions", "sessions:upserted", s);
@@ -414,6 +423,7 @@ export class FakeChat {
         const now = Date.now();
         if (!p) {
           p = { id: this.id("prov"), name: "", preset: preset.id, baseUrl, models: [], defaultModel: "", needsKey: preset.needsKey, keySet: false, createdAt: now, updatedAt: now };
+          if (preset.reasoningControls) p.reasoningControls = preset.reasoningControls;
           this.providers.push(p);
         }
         p.name = inp.name.trim();

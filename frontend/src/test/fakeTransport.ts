@@ -58,6 +58,8 @@ export const SPECS: SettingSpec[] = [
   { key: "chat.maxToolRounds", type: "int", default: 8, min: 1, max: 50, section: "general" },
   { key: "chat.defaultSystemPrompt", type: "string", default: "", maxLen: 20000, section: "general" },
   { key: "chat.sendOnEnter", type: "bool", default: true, section: "general" },
+  { key: "chat.firstByteTimeout", type: "duration", default: "120s", minDuration: "1s", maxDuration: "1h", section: "general" },
+  { key: "chat.streamIdleTimeout", type: "duration", default: "60s", minDuration: "1s", maxDuration: "1h", section: "general" },
   {
     key: "permissions.defaultMode",
     type: "enum",
@@ -215,6 +217,9 @@ export class FakeBackend {
     }
     if (spec.type === "string" && spec.maxLen !== undefined && String(value).length > spec.maxLen) {
       throw appErr("setting_invalid", { key, reason: "too long" }, "too long");
+    }
+    if (spec.type === "duration" && !/^\s*(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+\s*$/.test(String(value))) {
+      throw appErr("setting_not_duration", { key, reason: "expected a duration such as 90s or 2m" }, "bad duration");
     }
     if (spec.type === "bool" && typeof value !== "boolean") {
       throw appErr("setting_invalid", { key, reason: "not a boolean" }, "bad bool");
