@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +28,8 @@ func (s *Service) resolver(t permission.Tool, workspace string) permission.Resol
 		return r
 	}
 	if p, ok := places.ServerPlaces(strings.TrimPrefix(t.Namespace, tools.MCPNamespacePrefix)); ok {
-		r.Bases = serverBases(p, s.home)
+		r.PathHome = p.Home
+		r.Bases = serverBases(p, cmp.Or(p.Home, s.home))
 	}
 	return r
 }

@@ -80,6 +80,8 @@ func TestMCPRelativePathsStartInTheServersDirectories(t *testing.T) {
 		{"root", approval.ServerPlaces{Dir: elsewhere, Roots: []string{ws}}, "protected/keep.txt", permission.Deny},
 		{"remote with a root", approval.ServerPlaces{Remote: true, Roots: []string{ws}}, "protected/keep.txt", permission.Deny},
 		{"remote without roots", approval.ServerPlaces{Remote: true, Dir: elsewhere}, "free/x", permission.Deny},
+		{"the server's own home", approval.ServerPlaces{Dir: elsewhere, Home: ws}, "~/protected/keep.txt", permission.Deny},
+		{"a directory in the server's home", approval.ServerPlaces{Dir: elsewhere, Home: filepath.Dir(ws), Args: []string{"~/" + filepath.Base(ws)}}, "protected/keep.txt", permission.Deny},
 		{"arguments that are not directories", approval.ServerPlaces{Dir: elsewhere, Args: []string{"-y", filepath.Join(ws, "nope")}}, "free/x", permission.Allow},
 	}
 	for _, tt := range tests {

@@ -162,6 +162,9 @@ type ServerPlaces struct {
 	Roots []string
 	// Args are its command's arguments; a filesystem server names its directories there.
 	Args []string
+	// Home is the home directory its config gives it, where it expands `~`; "" = the
+	// user's.
+	Home string
 }
 
 // Places tells an MCP server's ServerPlaces by server id. Optional: without it, or for a

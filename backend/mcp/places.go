@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -20,6 +21,9 @@ type PathContext struct {
 	Roots []string
 	// Args are the command's arguments (a filesystem server's directories are there).
 	Args []string
+	// Home is the home directory the server's config gives it (HOME, or USERPROFILE on
+	// Windows, set in its environment); "" when it has Cairn's.
+	Home string
 }
 
 // PathContext tells where the server with id serverID reads relative paths; ok is false
@@ -45,8 +49,23 @@ func (m *Manager) PathContext(serverID string) (PathContext, bool) {
 	}
 	if cfg.Transport == TransportStdio {
 		pc.Args = slices.Clone(cfg.Args)
+		pc.Home = configuredHome(cfg.Env)
 	}
 	return pc, true
+}
+
+// configuredHome is a home directory the server's environment sets in plain text.
+func configuredHome(env []Var) string {
+	name := "HOME"
+	if runtime.GOOS == "windows" {
+		name = "USERPROFILE"
+	}
+	for _, v := range env {
+		if strings.EqualFold(v.Name, name) && !v.Secret && filepath.IsAbs(v.Value) {
+			return filepath.Clean(v.Value)
+		}
+	}
+	return ""
 }
 
 // rootPath is the local path of a root as newClient offers it (fileURI): a file:// URL's

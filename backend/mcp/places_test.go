@@ -3,6 +3,7 @@ package mcp
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -14,16 +15,21 @@ func TestPathContextSaysWhereRelativePathsStart(t *testing.T) {
 	h := newHarness(t, cold)
 	cwd, _ := os.Getwd()
 	root := t.TempDir()
-	local := h.save(Server{Name: "local", Command: "node", Args: []string{"fs.js", root}, Cwd: "sub", Roots: []string{"file://" + filepath.ToSlash(root), "rel"}})
+	home := "HOME"
+	if runtime.GOOS == "windows" {
+		home = "USERPROFILE"
+	}
+	local := h.save(Server{Name: "local", Command: "node", Args: []string{"fs.js", root}, Cwd: "sub", Roots: []string{"file://" + filepath.ToSlash(root), "rel"},
+		Env: []Var{{Name: home, Value: root}}})
 	plain := h.save(Server{Name: "plain", Command: "node"})
 	remote := h.save(Server{Name: "remote", URL: "https://mcp.example.com/mcp", Roots: []string{root}})
 
 	pc, ok := h.m.PathContext(local.ID)
 	if !ok || pc.Remote || pc.Dir != filepath.Join(cwd, "sub") || !slices.Equal(pc.Args, []string{"fs.js", root}) ||
-		!slices.Equal(pc.Roots, []string{root, filepath.Join(cwd, "rel")}) {
+		!slices.Equal(pc.Roots, []string{root, filepath.Join(cwd, "rel")}) || pc.Home != root {
 		t.Fatalf("local: %+v, %v", pc, ok)
 	}
-	if pc, ok := h.m.PathContext(plain.ID); !ok || pc.Dir != cwd {
+	if pc, ok := h.m.PathContext(plain.ID); !ok || pc.Dir != cwd || pc.Home != "" {
 		t.Fatalf("plain: %+v, %v", pc, ok)
 	}
 	if pc, ok := h.m.PathContext(remote.ID); !ok || !pc.Remote || pc.Dir != "" || len(pc.Args) != 0 || !slices.Equal(pc.Roots, []string{root}) {

@@ -23,7 +23,7 @@ type pathPattern struct {
 // and only unresolved paths meet it).
 func (r Resolver) pattern(glob string) []pathPattern {
 	g := strings.TrimSpace(glob)
-	if h, ok := r.expandHome(g); ok {
+	if h, ok := expandHome(g, r.Home); ok {
 		g = h
 	}
 	g = filepath.ToSlash(g)

@@ -64,8 +64,12 @@ type Resolver struct {
 	// placed in each. nil means the workspace; an empty non-nil list says no directory is
 	// known, so relative paths are unresolved.
 	Bases []string
-	// Home is the user's home directory; "" leaves `~` unresolved.
+	// Home is the user's home directory, for `~` in rules and, unless PathHome is set, in
+	// paths; "" leaves `~` unresolved.
 	Home string
+	// PathHome is where the tool expands `~` in a path argument when that is not Home
+	// (an MCP server whose config sets HOME).
+	PathHome string
 	// Case says how names compare (default: probe the file system).
 	Case  CaseMode
 	names nameRules
@@ -111,23 +115,31 @@ func (r Resolver) workspace() string {
 	return realPath(filepath.Clean(r.Workspace))
 }
 
-// expandHome replaces a leading ~ or ~/; ok is false for a `~` it cannot place (no home
-// directory, or another user's `~name`).
-func (r Resolver) expandHome(p string) (string, bool) {
+// expandHome replaces a leading ~ or ~/ with home; ok is false for a `~` it cannot
+// place (no home directory, or another user's `~name`).
+func expandHome(p, home string) (string, bool) {
 	if !strings.HasPrefix(p, "~") {
 		return p, true
 	}
-	if r.Home == "" {
+	if home == "" {
 		return p, false
 	}
 	if p == "~" {
-		return r.Home, true
+		return home, true
 	}
 	if strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
 		// Not filepath.Join: it would remove `..` before symlinks are seen.
-		return strings.TrimRight(r.Home, `/\`) + string(filepath.Separator) + p[2:], true
+		return strings.TrimRight(home, `/\`) + string(filepath.Separator) + p[2:], true
 	}
 	return p, false
+}
+
+// pathHome is where the tool expands `~` in a path argument.
+func (r Resolver) pathHome() string {
+	if r.PathHome != "" {
+		return r.PathHome
+	}
+	return r.Home
 }
 
 // Resolve places one path argument in every place the tool may take it.
@@ -219,7 +231,7 @@ func (r Resolver) place(raw, p string, bases []string) []Path {
 		}
 		return unresolved
 	}
-	p, ok := r.expandHome(p)
+	p, ok := expandHome(p, r.pathHome())
 	if !ok || driveRelative(p) {
 		return unresolved
 	}

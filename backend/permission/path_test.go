@@ -84,6 +84,16 @@ func TestRelativePathsStartWhereTheToolStarts(t *testing.T) {
 			t.Errorf("%s (%q in %v): %s (%s), want %s", tt.name, tt.path, tt.bases, v.Behavior, v.Reason, tt.want)
 		}
 	}
+	// `~` in a path is the tool's home (an MCP server's config may set HOME); in a rule the
+	// user's.
+	toolHome := Resolver{Bases: []string{f.outside}, Home: f.home, PathHome: f.ws}
+	if v := Evaluate(Input{Tool: mcpWrite, Targets: pathArgs("~/protected/keep.txt"), Rules: []Rule{deny, allowMCP}, Resolver: toolHome}); v.Behavior != Deny {
+		t.Errorf("the tool's home: %s", v.Behavior)
+	}
+	homeRule := Rule{ID: "h", Behavior: Deny, Path: "~/proj/protected/**"}
+	if v := Evaluate(Input{Tool: mcpWrite, Targets: pathArgs(filepath.Join(f.ws, "protected", "x")), Rules: []Rule{homeRule, allowMCP}, Resolver: toolHome}); v.Behavior != Deny {
+		t.Errorf("a rule's ~ is the user's home: %s", v.Behavior)
+	}
 	// The model reads why: the path could not be placed.
 	v := Evaluate(Input{Tool: mcpWrite, Targets: pathArgs("free/ok.txt"), Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{}}})
 	if !strings.Contains(v.Reason, `cannot tell where the path "free/ok.txt" leads`) || v.ReasonCode != "rule_denies" {

@@ -192,7 +192,7 @@ type mcpPlaces struct{ m *mcp.Manager }
 
 func (p mcpPlaces) ServerPlaces(serverID string) (approval.ServerPlaces, bool) {
 	pc, ok := p.m.PathContext(serverID)
-	return approval.ServerPlaces{Remote: pc.Remote, Dir: pc.Dir, Roots: pc.Roots, Args: pc.Args}, ok
+	return approval.ServerPlaces{Remote: pc.Remote, Dir: pc.Dir, Roots: pc.Roots, Args: pc.Args, Home: pc.Home}, ok
 }
 
 // StartBackground starts what a long-running Cairn (the desktop window, `cairn serve`)
