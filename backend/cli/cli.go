@@ -96,6 +96,9 @@ func Run(ctx context.Context, args []string, env *Env) int {
 	global.SetOutput(env.Stderr)
 	dataDir := global.String("data-dir", service.DefaultDataDir(), "data directory (env CAIRN_DATA_DIR)")
 	global.Usage = func() { usage(env.Stderr, global) }
+	if err := checkArgs(args); err != nil { // counted as typed, before --data-dir moves
+		return env.report(err)
+	}
 	args = hoistGlobalFlags(args)
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,9 +107,6 @@ func Run(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	env.DataDir = *dataDir
-	if err := checkArgs(args); err != nil {
-		return env.report(err)
-	}
 	rest := global.Args()
 	if len(rest) == 0 {
 		if env.Deps.Window != nil {
