@@ -107,7 +107,8 @@ func prepare(in Input) *call {
 		bases = []string{}
 		for _, d := range cwds {
 			if !d.Unresolved {
-				bases = append(bases, d.Abs)
+				// Where chdir goes (Real) and where a tool joining the strings goes (Abs).
+				bases = appendNew(appendNew(bases, d.Abs), d.Real)
 			}
 		}
 	}
@@ -231,7 +232,7 @@ func (c *call) ruleVerdict(b Behavior, r compiled, what, code string) Verdict {
 	reason := what + " (" + r.String() + ")"
 	if raw, ok := c.unplaced(r); ok {
 		reason += "; Cairn cannot tell where the path " + strconv.Quote(raw) +
-			" leads (no directory is known for relative paths of this tool), so every path rule holds for it: give the absolute path"
+			" leads, so every path rule holds for it: give the absolute path"
 	}
 	return Verdict{Behavior: b, Source: ruleSource(r), RuleID: r.ID, Reason: reason, ReasonCode: code,
 		ReasonParams: map[string]string{"rule": r.String()}}

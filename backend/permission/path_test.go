@@ -120,6 +120,11 @@ func TestRelativePathsStartWhereTheToolStarts(t *testing.T) {
 	if v := Evaluate(Input{Tool: mcpWrite, Targets: cwd, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{}}}); v.Behavior != Deny {
 		t.Errorf("relative to an unresolved cwd: %s", v.Behavior)
 	}
+	// chdir into free/inlink/.. lands in ws (the link's parent), not in ws/free.
+	upFromLink := Targets{Cwd: "free/inlink/..", Paths: []string{"protected/keep.txt"}}
+	if v := Evaluate(Input{Tool: mcpWrite, Targets: upFromLink, Rules: []Rule{deny, allowMCP}, Resolver: Resolver{Bases: []string{f.ws}}}); v.Behavior != Deny {
+		t.Errorf("relative to a cwd that goes up from a link: %s", v.Behavior)
+	}
 }
 
 // TestPathSpellingsCannotSlipPastADeny: every way an attacker may spell a path into the
