@@ -25,6 +25,7 @@ const mcpUsage = `usage: cairn mcp COMMAND
   export [--include-secrets]         print the servers as mcpServers JSON
   test SERVER                        connect, list tools, disconnect
   env SERVER [--json]                the variables a stdio server starts with (names only)
+  trust-hints SERVER on|off          whether tools the server marks read-only run unasked
   login SERVER [--no-browser]        sign in to a remote server (OAuth in the browser)
   logout SERVER                      delete a remote server's sign-in tokens
   enable SERVER | disable SERVER | remove SERVER`
@@ -293,6 +294,29 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		}
 		for _, v := range vars {
 			fmt.Fprintf(env.Stdout, "%s\t%s\n", termtext.Line(v.Name), termtext.Line(string(v.Source)))
+		}
+		return nil
+
+	case "trust-hints":
+		id, err := server()
+		if err != nil {
+			return err
+		}
+		state, err := arg(2, "on|off")
+		if err != nil {
+			return err
+		}
+		if state != "on" && state != "off" {
+			return usageErr("cairn mcp trust-hints: say on or off, not %q\n%s", state, mcpUsage)
+		}
+		v, err := m.SetTrustReadOnlyHints(ctx, id, state == "on")
+		if err != nil {
+			return err
+		}
+		if *v.TrustReadOnlyHints {
+			fmt.Fprintf(env.Stdout, "%s: tools it marks read-only run without asking\n", v.Name)
+		} else {
+			fmt.Fprintf(env.Stdout, "%s: its read-only marks are not trusted; its tools ask like any other\n", v.Name)
 		}
 		return nil
 

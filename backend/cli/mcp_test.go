@@ -61,6 +61,27 @@ func TestMCPCommands(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "echo") || !strings.Contains(r.stdout, "mcp__everything__echo_") {
 		t.Fatalf("tools --refresh: %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	getEnv := func() string {
+		for _, l := range strings.Split(run(t, dir, "", "mcp", "tools", "everything").stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 3 && f[1] == "get-env" {
+				return f[3]
+			}
+		}
+		return ""
+	}
+	if got := getEnv(); got != "auto" {
+		t.Fatalf("get-env (read-only, trusted) is %q", got)
+	}
+	r = run(t, dir, "", "mcp", "trust-hints", "everything", "off")
+	if r.code != 0 || !strings.Contains(r.stdout, "not trusted") || getEnv() != "ask" {
+		t.Fatalf("trust-hints off: %d %q %q, get-env %q", r.code, r.stdout, r.stderr, getEnv())
+	}
+	if r = run(t, dir, "", "mcp", "trust-hints", "everything", "on"); r.code != 0 || getEnv() != "auto" {
+		t.Fatalf("trust-hints on: %d %q", r.code, r.stderr)
+	}
+	if r = run(t, dir, "", "mcp", "trust-hints", "everything", "maybe"); r.code != 2 {
+		t.Fatalf("trust-hints maybe: %d %q", r.code, r.stderr)
+	}
 	r = run(t, dir, "", "mcp", "tools", "--json")
 	if !strings.Contains(r.stdout, `"name": "echo"`) {
 		t.Fatalf("cached tools: %q", r.stdout)

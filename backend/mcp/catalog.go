@@ -20,9 +20,12 @@ type ToolInfo struct {
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	ReadOnly    bool            `json:"readOnly"`
-	Destructive bool            `json:"destructive"`
-	Enabled     bool            `json:"enabled"`
+	// ReadOnly is what is in force: the server marks the tool read-only and its hints
+	// are trusted (Server.TrustReadOnlyHints). ReadOnlyHint is the server's word alone.
+	ReadOnly     bool `json:"readOnly"`
+	ReadOnlyHint bool `json:"readOnlyHint"`
+	Destructive  bool `json:"destructive"`
+	Enabled      bool `json:"enabled"`
 	// Approval is the user's choice; NeedsApproval is what is in force.
 	Approval      Approval `json:"approval"`
 	NeedsApproval bool     `json:"needsApproval"`
@@ -62,7 +65,7 @@ func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
 	out := make([]ToolInfo, 0, len(cat.Tools))
 	for _, t := range uniqueTools(cat.Tools, nil) {
 		p := prefOf(prefs, t.Name)
-		ro, destr := hints(t)
+		ro, destr, claimed := hints(t, cfg.trustsHints())
 		schema, _ := json.Marshal(t.InputSchema)
 		title := t.Title
 		if title == "" && t.Annotations != nil {
@@ -70,7 +73,7 @@ func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
 		}
 		out = append(out, ToolInfo{
 			Name: t.Name, WireName: tools.MCPName(cfg.ID, cfg.Name, t.Name), Title: title,
-			Description: t.Description, InputSchema: schema, ReadOnly: ro, Destructive: destr,
+			Description: t.Description, InputSchema: schema, ReadOnly: ro, ReadOnlyHint: claimed, Destructive: destr,
 			Enabled: p.Enabled, Approval: p.Approval, NeedsApproval: needsApproval(p, ro),
 		})
 	}
@@ -107,16 +110,18 @@ func prefOf(prefs map[string]toolPref, tool string) toolPref {
 	return toolPref{Enabled: true}
 }
 
-// hints reads the annotations: read-only when the server says so; destructive unless
-// read-only or explicitly not (the MCP default for destructiveHint is true).
-func hints(t *mcp.Tool) (readOnly, destructive bool) {
+// hints reads the annotations: read-only when the server says so and its hints are
+// trusted (claimed is what the server says either way); destructive unless read-only or
+// explicitly not (the MCP default for destructiveHint is true).
+func hints(t *mcp.Tool, trusted bool) (readOnly, destructive, claimed bool) {
 	if t.Annotations == nil {
-		return false, true
+		return false, true, false
 	}
 	a := t.Annotations
-	readOnly = a.ReadOnlyHint
+	claimed = a.ReadOnlyHint
+	readOnly = claimed && trusted
 	destructive = !readOnly && (a.DestructiveHint == nil || *a.DestructiveHint)
-	return readOnly, destructive
+	return readOnly, destructive, claimed
 }
 
 // needsApproval: the user's explicit choice, else ask for every tool not annotated
@@ -293,7 +298,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 		if !p.Enabled {
 			continue
 		}
-		ro, destr := hints(t)
+		ro, destr, _ := hints(t, cfg.trustsHints())
 		schema, _ := json.Marshal(t.InputSchema)
 		if string(schema) == "null" {
 			schema = nil

@@ -67,6 +67,19 @@ type Server struct {
 	// Timeouts; 0 means the defaults (connect 30 s, calls: none beyond the chat's).
 	ConnectTimeoutMs int `json:"connectTimeoutMs,omitempty"`
 	CallTimeoutMs    int `json:"callTimeoutMs,omitempty"`
+	// TrustReadOnlyHints: the tools this server annotates read-only run without asking
+	// (and in plan mode). Off, they ask like any other tool. On when nil: a new server
+	// gets it, and a save without it keeps the stored choice. Views always carry it.
+	TrustReadOnlyHints *bool `json:"trustReadOnlyHints,omitempty"`
+}
+
+// trustsHints says whether the server's read-only annotations are honoured.
+func (s Server) trustsHints() bool { return s.TrustReadOnlyHints == nil || *s.TrustReadOnlyHints }
+
+// withTrust returns s with TrustReadOnlyHints set to on.
+func (s Server) withTrust(on bool) Server {
+	s.TrustReadOnlyHints = &on
+	return s
 }
 
 // DefaultConnectTimeout bounds start-up and initialize of a server without its own.

@@ -128,6 +128,7 @@ func (m *Manager) importOne(srv Server, existing map[string]*Server) (status str
 	}
 	old := existing[strings.ToLower(srv.Name)]
 	status = ImportAdded
+	srv = srv.withTrust(old == nil || old.trustsHints()) // the format has no such field: keep the choice
 	if old == nil {
 		srv.ID = newID()
 	} else {

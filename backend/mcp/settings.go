@@ -130,6 +130,9 @@ func (m *Manager) Save(ctx context.Context, in Server) (ServerView, error) {
 	if err := m.checkName(in); err != nil {
 		return ServerView{}, err
 	}
+	if in.TrustReadOnlyHints == nil {
+		in = in.withTrust(old == nil || old.trustsHints())
+	}
 	ch, err := m.prepare(in, old)
 	if err != nil {
 		return ServerView{}, err
@@ -211,6 +214,26 @@ func (m *Manager) SetEnabled(ctx context.Context, id string, on bool) (ServerVie
 	}
 	cfg := old.clone()
 	cfg.Enabled = on
+	m.apply(ctx, cfg, &old, false)
+	return m.view(ctx, id)
+}
+
+// SetTrustReadOnlyHints says whether the tools a server annotates read-only run without
+// asking (on, the default) or ask like any other tool (off). The registry follows at
+// once; the server keeps running.
+func (m *Manager) SetTrustReadOnlyHints(ctx context.Context, id string, on bool) (ServerView, error) {
+	s, err := m.get(id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	old := s.config()
+	if old.trustsHints() == on {
+		return m.view(ctx, id)
+	}
+	cfg := old.withTrust(on)
+	if err := m.db.upsert(ctx, cfg); err != nil {
+		return ServerView{}, err
+	}
 	m.apply(ctx, cfg, &old, false)
 	return m.view(ctx, id)
 }

@@ -17,18 +17,19 @@ import (
 type db struct{ *store.DB }
 
 const serverCols = `id, name, transport, command, args, env, secret_env, cwd, url, headers, secret_headers,
-	roots, connect_timeout_ms, call_timeout_ms, enabled`
+	roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints`
 
 func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 	var s Server
 	var args, env, secretEnv, headers, secretHeaders, roots string
-	var enabled int
+	var enabled, trust int
 	err := sc.Scan(&s.ID, &s.Name, &s.Transport, &s.Command, &args, &env, &secretEnv, &s.Cwd, &s.URL,
-		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled)
+		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled, &trust)
 	if err != nil {
 		return s, err
 	}
 	s.Enabled = enabled != 0
+	s = s.withTrust(trust != 0)
 	_ = json.Unmarshal([]byte(args), &s.Args)
 	_ = json.Unmarshal([]byte(roots), &s.Roots)
 	s.Env = joinVars(env, secretEnv)
@@ -123,21 +124,25 @@ func (d db) upsertAt(ctx context.Context, q execer, s Server, pos int64) error {
 	env, secretEnv := splitVars(s.Env)
 	headers, secretHeaders := splitVars(s.Headers)
 	now := time.Now().UnixMilli()
-	enabled := 0
+	enabled, trust := 0, 0
 	if s.Enabled {
 		enabled = 1
 	}
+	if s.trustsHints() {
+		trust = 1
+	}
 	_, err := q.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
-		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, position, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints,
+		position, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 		CASE WHEN ? >= 0 THEN ? ELSE (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers) END, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, transport = excluded.transport, command = excluded.command,
 		args = excluded.args, env = excluded.env, secret_env = excluded.secret_env, cwd = excluded.cwd, url = excluded.url,
 		headers = excluded.headers, secret_headers = excluded.secret_headers, roots = excluded.roots,
 		connect_timeout_ms = excluded.connect_timeout_ms, call_timeout_ms = excluded.call_timeout_ms,
-		enabled = excluded.enabled, updated_at = excluded.updated_at`,
+		enabled = excluded.enabled, trust_read_only_hints = excluded.trust_read_only_hints, updated_at = excluded.updated_at`,
 		s.ID, s.Name, string(s.Transport), s.Command, jsonList(s.Args), env, secretEnv, s.Cwd, s.URL,
-		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, pos, pos, now, now)
+		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, trust, pos, pos, now, now)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint failed: mcp_servers.name") {
 			return apperr.Wrap(err, apperr.MCPServerExists, "mcp server %q exists", s.Name).WithParam("name", s.Name)

@@ -59,7 +59,7 @@ type Verdict struct {
 // approval.reasons (a frontend test checks the list against the locale files).
 func ReasonCodes() []string {
 	return []string{"rule_denies", "plan_mode", "bypass", "rule_asks", "hook_allows", "hook_asks", "rule_allows",
-		"accept_edits", "read_only", "can_change", "tool_changed", "needs_approval", "destructive",
+		"accept_edits", "read_only", "server_read_only", "can_change", "tool_changed", "needs_approval", "destructive",
 		"command_unparsable", "command_hides", "command_not_allowed"}
 }
 
@@ -210,6 +210,9 @@ func (c *call) decide() Verdict {
 	}
 	// 8. Defaults.
 	if t.ReadOnly && !t.NeedsApproval {
+		if t.MCP() { // the server's own word, which the user chose to trust for this server
+			return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the server marks it read-only", ReasonCode: "server_read_only", Stale: stale}
+		}
 		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "a read-only tool", ReasonCode: "read_only", Stale: stale}
 	}
 	v = Verdict{Behavior: Ask, Source: SourceConfig, Reason: "the tool can change things", ReasonCode: "can_change", Stale: stale}

@@ -363,6 +363,7 @@ func TestReasonCodes(t *testing.T) {
 		{"destructive", Input{Tool: deleteTool}, "destructive", nil},
 		{"can change", Input{Tool: writeTool}, "can_change", nil},
 		{"read-only", Input{Tool: readTool}, "read_only", nil},
+		{"server says read-only", Input{Tool: Tool{Name: "mcp__fs__list", Namespace: "mcp:srv1", ReadOnly: true}}, "server_read_only", nil},
 		{"plan", Input{Tool: writeTool, Mode: ModePlan}, "plan_mode", nil},
 		{"bypass", Input{Tool: writeTool, Mode: ModeBypass}, "bypass", nil},
 		{"hidden command", Input{Tool: bash, Targets: Targets{Commands: []string{"echo $(cat ~/.ssh/id_rsa)"}}}, "command_hides", map[string]string{"constructs": ""}},

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,7 +241,11 @@ func OpenDBPath(path string) (*store.DB, error) {
 	if have == 0 {
 		_, file, _, _ := runtime.Caller(0)
 		dir := filepath.Join(filepath.Dir(file), "..", "..", "store", "migrations")
-		for _, name := range []string{"0001_foundation.sql", "0004_mcp.sql"} {
+		// The foundation and every MCP migration (their names say "_mcp"), in order.
+		names, _ := filepath.Glob(filepath.Join(dir, "*_mcp*.sql"))
+		slices.Sort(names)
+		for _, name := range append([]string{"0001_foundation.sql"}, names...) {
+			name = filepath.Base(name)
 			b, err := os.ReadFile(filepath.Join(dir, name))
 			if err == nil {
 				_, err = sqldb.ExecContext(context.Background(), string(b))

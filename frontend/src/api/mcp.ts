@@ -37,6 +37,18 @@ export interface McpServer {
   connectTimeoutMs?: number;
   /** 0 / absent = none beyond the chat's stop. */
   callTimeoutMs?: number;
+  /**
+   * Tools the server marks read-only run without asking (and in plan mode). Views always
+   * carry it; on save, absent keeps the stored choice (on for a new server).
+   */
+  trustReadOnlyHints?: boolean;
+}
+
+/** One variable a stdio server's process starts with, by name only (GetMCPServerEnvironment). */
+export interface McpEnvVar {
+  name: string;
+  /** inherited: Cairn's default set; config / secret: the server's configuration. */
+  source: "inherited" | "config" | "secret";
 }
 
 /** "needs-sign-in": a remote server waits for the user to sign in (OAuth). */
@@ -108,7 +120,10 @@ export interface McpToolInfo {
   title?: string;
   description?: string;
   inputSchema?: unknown;
+  /** Read-only in force: the server marks it so and its hints are trusted. */
   readOnly: boolean;
+  /** The server marks it read-only (trusted or not). */
+  readOnlyHint?: boolean;
   destructive: boolean;
   enabled: boolean;
   approval: McpApproval;
@@ -215,6 +230,8 @@ export function mcpApi(t: Transport) {
     /** A failure to connect is `{ok:false, error}`, not a rejection. */
     test: (server: McpServer) => t.call<McpTestReport>("TestMCPServer", server),
     logs: (id: string) => t.call<McpLogLine[] | null>("GetMCPLogs", id).then((l) => l ?? []),
+    /** The names (never values) of the variables a stdio server starts with. */
+    environment: (id: string) => t.call<McpEnvVar[] | null>("GetMCPServerEnvironment", id).then((l) => l ?? []),
     importJSON: (json: string) => t.call<McpImportReport>("ImportMCPServers", json),
     exportJSON: () => t.call<McpExport>("ExportMCPServers"),
     /** Starts the OAuth sign-in; a second call cancels the first. Open `authUrl` unless `opened`. */

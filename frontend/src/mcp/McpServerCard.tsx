@@ -4,6 +4,7 @@ import { toAppError, useClient, type AppError, type McpServerView, type McpStatu
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { normalizeSection } from "../shell/routes";
+import { McpEnvView } from "./McpEnvView";
 import { McpLogView } from "./McpLogView";
 import { McpSignInPanel, showsSignIn } from "./McpSignInPanel";
 import { McpTestReportView } from "./McpTestReport";
@@ -60,6 +61,7 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
   const [report, setReport] = useState<McpTestReport | null>(null);
   const [showTools, setShowTools] = useState(false);
   const [showLog, setShowLog] = useState(false);
+  const [showEnv, setShowEnv] = useState(false);
   const status = s.status;
   const now = useNow(Boolean(status?.retryAt));
   const info = serverInfoText(status?.serverInfo);
@@ -212,12 +214,25 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
           <Icon name="terminal" size={14} />
           {t("mcp.logToggle")}
         </button>
+        {s.transport === "stdio" && (
+          <button
+            type="button"
+            className="btn btn--small btn--quiet"
+            aria-expanded={showEnv}
+            onClick={() => setShowEnv((v) => !v)}
+            data-testid="mcp-env-toggle"
+          >
+            <Icon name="key" size={14} />
+            {t("mcp.env.toggle")}
+          </button>
+        )}
       </div>
 
       {actionError && <ErrorView error={actionError} compact />}
       {report && <McpTestReportView report={report} onClose={() => setReport(null)} />}
       {showTools && <McpToolsList server={s} />}
       {showLog && <McpLogView serverId={s.id} />}
+      {showEnv && <McpEnvView serverId={s.id} />}
     </div>
   );
 }

@@ -33,6 +33,7 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
     call: `${id}-call`,
     roots: `${id}-roots`,
     argsHelp: `${id}-args-help`,
+    trustHelp: `${id}-trust-help`,
   };
   const set = <K extends keyof ServerDraft>(k: K, v: ServerDraft[K]) => setDraft((d) => ({ ...d, [k]: v }));
   const builtin = draft.transport === "builtin";
@@ -216,6 +217,23 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
             data-testid="mcp-form-roots"
           />
           <p className="field__help">{t("mcp.form.rootsHelp")}</p>
+        </div>
+
+        <span />
+        <div>
+          <label className="check-label">
+            <input
+              type="checkbox"
+              checked={draft.trustReadOnlyHints}
+              aria-describedby={ids.trustHelp}
+              onChange={(e) => set("trustReadOnlyHints", e.target.checked)}
+              data-testid="mcp-form-trust-hints"
+            />
+            {t("mcp.form.trustHints")}
+          </label>
+          <p id={ids.trustHelp} className="field__help">
+            {t("mcp.form.trustHintsHelp")}
+          </p>
         </div>
 
         {!server && (

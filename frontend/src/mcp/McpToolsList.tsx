@@ -92,6 +92,11 @@ function ToolRow({ serverId, tool }: { serverId: string; tool: McpToolInfo }) {
           <code className="mcp-tool__name">{tool.name}</code>
           {tool.title && tool.title !== tool.name && <span className="mcp-tool__title">{tool.title}</span>}
           {tool.readOnly && <span className="badge badge--ok">{t("tools.flags.readOnly")}</span>}
+          {tool.readOnlyHint && !tool.readOnly && (
+            <span className="badge" title={t("mcp.tools.hintNotTrustedHelp")} data-testid="mcp-tool-hint-untrusted">
+              {t("mcp.tools.hintNotTrusted")}
+            </span>
+          )}
           {tool.destructive && <span className="badge badge--danger">{t("tools.flags.destructive")}</span>}
           <span
             className={`badge ${tool.needsApproval ? "badge--warn" : ""}`}

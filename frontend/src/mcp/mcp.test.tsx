@@ -117,6 +117,7 @@ describe("Settings → MCP servers", () => {
         { name: "GITHUB_TOKEN", value: "ghp_secret_value_1234ABCD", secret: true },
       ],
       connectTimeoutMs: 12500,
+      trustReadOnlyHints: true,
     });
     const id = backend.mcp.servers[0]!.id;
     expect(backend.mcp.secrets.get(`${id}/env/GITHUB_TOKEN`)).toBe("ghp_secret_value_1234ABCD");
@@ -174,6 +175,7 @@ describe("Settings → MCP servers", () => {
       url: "https://mcp.example.com/mcp",
       headers: [{ name: "Authorization", value: "Bearer abc", secret: true }],
       callTimeoutMs: 90000,
+      trustReadOnlyHints: true,
     });
   });
 
@@ -361,6 +363,49 @@ describe("Settings → MCP servers", () => {
     await user.click(screen.getByTestId("mcp-export-download"));
     await waitFor(() => expect(within(dialog).queryByTestId("mcp-export-saved")).toBeNull());
     expect(backend.saves).toHaveLength(1);
+  });
+
+  it("lets the user stop trusting a server's read-only hints, and shows which tools that affects", async () => {
+    const backend = new FakeBackend();
+    const s = backend.mcp.addServer({
+      name: "notes",
+      trustReadOnlyHints: false,
+      tools: [mcpTool("peek", { readOnlyHint: true, readOnly: false })],
+    });
+    const { transport, user } = open(backend);
+    const el = await item("notes");
+    await user.click(within(el).getByTestId("mcp-tools-toggle"));
+    const row = within(el).getByTestId("mcp-tool-row");
+    expect(within(row).getByTestId("mcp-tool-hint-untrusted")).toHaveTextContent("Read-only (server's word, not trusted)");
+    expect(within(row).getByTestId("mcp-tool-in-force")).toHaveTextContent("Asks first");
+
+    await user.click(within(el).getByTestId("mcp-edit"));
+    const form = screen.getByTestId("mcp-form");
+    const trust = within(form).getByTestId("mcp-form-trust-hints");
+    expect(trust).not.toBeChecked();
+    expect(trust).toHaveAccessibleName("Trust this server's read-only hints");
+    await user.click(trust);
+    await user.click(within(form).getByTestId("mcp-form-save"));
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    const saved = transport.calls.find((c) => c.method === "SaveMCPServer")?.args[0] as { id: string; trustReadOnlyHints?: boolean };
+    expect(saved).toMatchObject({ id: s.id, trustReadOnlyHints: true });
+
+    // a new server trusts its hints unless the user says otherwise
+    await user.click(screen.getByTestId("mcp-add"));
+    expect(within(screen.getByTestId("mcp-form")).getByTestId("mcp-form-trust-hints")).toBeChecked();
+  });
+
+  it("names the environment variables a stdio server gets, never their values", async () => {
+    const backend = new FakeBackend();
+    backend.mcp.addServer({ name: "env", env: [{ name: "LOG_LEVEL", value: "debug" }, { name: "API_TOKEN", secret: true }] });
+    const { user } = open(backend);
+    const el = await item("env");
+    await user.click(within(el).getByTestId("mcp-env-toggle"));
+    const rows = await within(el).findAllByTestId("mcp-env-var");
+    const byName = Object.fromEntries(rows.map((r) => [r.querySelector("code")?.textContent, r.dataset.source]));
+    expect(byName).toMatchObject({ PATH: "inherited", HOME: "inherited", LOG_LEVEL: "config", API_TOKEN: "secret" });
+    expect(within(el).getByTestId("mcp-env")).not.toHaveTextContent("debug");
+    expect(within(el).getByTestId("mcp-env")).toHaveTextContent("secret, from the keyring");
   });
 
   it("speaks Chinese", async () => {

@@ -48,6 +48,8 @@ export interface ServerDraft {
   /** Seconds, "" = default. */
   connectTimeout: string;
   callTimeout: string;
+  /** Tools the server marks read-only run without asking. */
+  trustReadOnlyHints: boolean;
 }
 
 let nextKey = 1;
@@ -75,6 +77,7 @@ export function toDraft(s?: McpServerView | McpServer): ServerDraft {
     roots: (s?.roots ?? []).join("\n"),
     connectTimeout: msToSeconds(s?.connectTimeoutMs),
     callTimeout: msToSeconds(s?.callTimeoutMs),
+    trustReadOnlyHints: s?.trustReadOnlyHints ?? true,
   };
 }
 
@@ -102,7 +105,7 @@ const draftVars = (vs: VarDraft[]): McpVar[] =>
  * rejects a stdio server with a URL). A secret left empty keeps the stored value.
  */
 export function fromDraft(d: ServerDraft): McpServer {
-  const out: McpServer = { id: d.id, name: d.name.trim(), transport: d.transport, enabled: d.enabled };
+  const out: McpServer = { id: d.id, name: d.name.trim(), transport: d.transport, enabled: d.enabled, trustReadOnlyHints: d.trustReadOnlyHints };
   if (d.transport === "stdio") {
     out.command = d.command.trim();
     out.args = lines(d.args);

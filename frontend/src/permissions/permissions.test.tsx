@@ -193,6 +193,18 @@ describe("Settings → Permissions: audit log", () => {
     expect(createObjectURL).toHaveBeenCalledTimes(1);
   });
 
+  it("says why a call ran unasked in the window's language, e.g. that the server marks it read-only", async () => {
+    const backend = new FakeBackend();
+    const base = { tool: "mcp__notes__peek_0123456789abcdef0123", decision: "auto_allow", behavior: "allow", source: "config" };
+    backend.permissions.addAudit({ ...base, reason: "the server marks it read-only", reasonCode: "server_read_only" });
+    backend.permissions.addAudit({ ...base, reason: "an old entry without a code" });
+    open(backend, "zh-CN");
+    const audit = await screen.findByTestId("approval-audit");
+    await waitFor(() => expect(within(audit).getAllByTestId("audit-reason")).toHaveLength(2));
+    const reasons = within(audit).getAllByTestId("audit-reason").map((r) => r.textContent);
+    expect(reasons).toEqual(["an old entry without a code", "服务器将其标为只读。"]);
+  });
+
   it("refreshes when a decision is announced, and speaks Chinese", async () => {
     const backend = new FakeBackend();
     const { transport } = open(backend, "zh-CN");

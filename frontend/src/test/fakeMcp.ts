@@ -162,6 +162,7 @@ export class FakeMcp {
       roots: input.roots,
       connectTimeoutMs: input.connectTimeoutMs,
       callTimeoutMs: input.callTimeoutMs,
+      trustReadOnlyHints: input.trustReadOnlyHints ?? s.trustReadOnlyHints ?? true,
     });
     if (isNew) s.enabled = input.enabled;
     s.status = { state: s.enabled ? this.startState : "disabled", since: Date.now() };
@@ -305,6 +306,13 @@ export class FakeMcp {
       },
       TestMCPServer: (input) => this.test(input as McpServer),
       GetMCPLogs: (id) => [...(this.logs.get(this.get(id).id) ?? [])],
+      GetMCPServerEnvironment: (id) => {
+        const s = this.get(id);
+        if (s.transport !== "stdio") return [];
+        const own = (s.env ?? []).map((v) => ({ name: v.name, source: v.secret ? "secret" : "config" }));
+        const inherited = ["HOME", "PATH", "USER"].filter((n) => !own.some((v) => v.name === n)).map((name) => ({ name, source: "inherited" }));
+        return [...inherited, ...own].sort((a, b) => a.name.localeCompare(b.name));
+      },
       ImportMCPServers: (json) => this.importJSON(String(json)),
       ExportMCPServers: () => this.exportJSON(),
       AuthorizeMCPServer: (id) => this.authorize(id),
