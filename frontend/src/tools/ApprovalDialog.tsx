@@ -7,6 +7,7 @@ import { Icon } from "../components/Icon";
 import { useDeliberateKeys, type DeliberatePress } from "../components/useDeliberateKeys";
 import { NAMESPACE_ICONS, parseToolName, prettyJSON } from "./model";
 import { useApprovalReason } from "./reason";
+import { countHidden, Visible, visibleString } from "./visible";
 
 export interface ApprovalDialogProps {
   request: ApprovalRequest | null;
@@ -67,6 +68,12 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const change = changeOf(typeof request.args === "string" ? safeParse(request.args) : request.args);
   const touches = request.touches ?? {};
   const canRule = (request.rules ?? []).length > 0;
+  const shownArgs = prettyJSON(args) ?? args;
+  // Characters that would hide or reorder text, in anything the dialog shows of the call.
+  const hidden = [request.tool, request.server ?? "", shownArgs, touches.cwd ?? "", ...(touches.commands ?? []), ...(touches.paths ?? []), ...(touches.urls ?? []), ...(change?.lines.map((l) => l.text) ?? [])].reduce(
+    (n, s) => n + countHidden(s),
+    0,
+  );
 
   const decide = async (choice: ApprovalChoice) => {
     if (busy) return;
@@ -98,7 +105,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
       testId="approval-dialog"
       size="wide"
       {...keys}
-      title={t("approval.title", { tool: request.server ? `${request.server} › ${name.label}` : name.label || request.tool })}
+      title={t("approval.title", { tool: visibleString(request.server ? `${request.server} › ${name.label}` : name.label || request.tool) })}
       description={reasonOf(request) || undefined}
       footer={
         <>
@@ -128,9 +135,17 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
           <span className="tool-card__ns" aria-hidden="true">
             <Icon name={NAMESPACE_ICONS[namespace]} size={15} />
           </span>
-          <code>{request.tool}</code>
+          <code>
+            <Visible text={request.tool} />
+          </code>
           <span className="muted">· {t(`tools.namespace.${namespace}`)}</span>
         </p>
+        {hidden > 0 && (
+          <p className="approval__warn" data-testid="approval-hidden-warning">
+            <Icon name="alert" size={15} />
+            {t("approval.hidden", { count: hidden })}
+          </p>
+        )}
         {request.destructive && (
           <p className="approval__warn" data-testid="approval-destructive">
             <Icon name="alert" size={15} />
@@ -141,20 +156,20 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
           <section>
             <h3 className="approval__label">{t("approval.command")}</h3>
             {touches.commands!.map((c, i) => (
-              <pre key={i} className="tool-card__pre approval__command" data-testid="approval-command">
-                {c}
+              <pre key={i} className="tool-card__pre approval__command visible-text" data-testid="approval-command">
+                <Visible text={c} />
               </pre>
             ))}
-            {touches.cwd && <p className="muted approval__cwd">{t("approval.cwd", { cwd: touches.cwd })}</p>}
+            {touches.cwd && <p className="muted approval__cwd">{t("approval.cwd", { cwd: visibleString(touches.cwd) })}</p>}
           </section>
         )}
         {change && (
           <section>
-            <h3 className="approval__label">{change.path ? t("approval.changeOf", { path: change.path }) : t("approval.change")}</h3>
-            <pre className="tool-card__pre approval__diff" data-testid="approval-diff">
+            <h3 className="approval__label">{change.path ? t("approval.changeOf", { path: visibleString(change.path) }) : t("approval.change")}</h3>
+            <pre className="tool-card__pre approval__diff visible-text" data-testid="approval-diff">
               {change.lines.map((l, i) => (
                 <span key={i} className={l.sign === "+" ? "diff-add" : "diff-del"}>
-                  {l.sign} {l.text}
+                  {l.sign} <Visible text={l.text} />
                   {"\n"}
                 </span>
               ))}
@@ -167,12 +182,18 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
             <ul className="approval__targets" data-testid="approval-targets">
               {(touches.paths ?? []).map((p) => (
                 <li key={`p:${p}`}>
-                  <Icon name="file" size={13} /> <code>{p}</code>
+                  <Icon name="file" size={13} />{" "}
+                  <code>
+                    <Visible text={p} />
+                  </code>
                 </li>
               ))}
               {(touches.urls ?? []).map((u) => (
                 <li key={`u:${u}`}>
-                  <Icon name="globe" size={13} /> <code>{u}</code>
+                  <Icon name="globe" size={13} />{" "}
+                  <code>
+                    <Visible text={u} />
+                  </code>
                 </li>
               ))}
             </ul>
@@ -180,8 +201,8 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
         )}
         <details className="tool-card__section" open={!change && !(touches.commands ?? []).length}>
           <summary>{t("tools.arguments")}</summary>
-          <pre className="tool-card__pre" data-testid="approval-args">
-            {prettyJSON(args) ?? args}
+          <pre className="tool-card__pre visible-text" data-testid="approval-args">
+            <Visible text={shownArgs} />
           </pre>
         </details>
         <label htmlFor={reasonId} className="approval__label">

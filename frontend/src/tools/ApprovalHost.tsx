@@ -6,6 +6,7 @@ import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
 import { windowId } from "../shell/windowId";
 import { ApprovalDialog } from "./ApprovalDialog";
+import { visibleString } from "./visible";
 
 /** Codes that mean "someone (or something) already ended this request". */
 const SETTLED = new Set(["approval_already_decided", "approval_not_found", "approval_interrupted"]);
@@ -59,7 +60,7 @@ export function ApprovalHost() {
           error={failure?.id === request.id ? failure.error : undefined}
           context={
             <p className="approval__context" data-testid="approval-context">
-              <span>{t("approval.inSession", { title: title || t("session.untitled") })}</span>
+              <span>{t("approval.inSession", { title: title ? visibleString(title) : t("session.untitled") })}</span>
               {count > 1 && <span className="badge">{t("approval.queue", { count })}</span>}
               {request.sessionId !== current && (
                 <button type="button" className="link-btn" onClick={() => navigate({ name: "session", id: request.sessionId })}>

@@ -19,6 +19,7 @@ import {
 import { ApprovalResume } from "./ApprovalResume";
 import { useApprovalReason } from "./reason";
 import { useSessionApprovals } from "./sessionApprovals";
+import { Visible, visibleString } from "./visible";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -99,14 +100,14 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           <Icon name={NAMESPACE_ICONS[namespace]} size={15} />
         </span>
         <span className="tool-card__name">
-          {server && <span className="tool-card__server">{server} › </span>}
-          <code>{parsed.label || item.name || t("tools.unnamed")}</code>
+          {server && <span className="tool-card__server">{visibleString(server)} › </span>}
+          <code>{parsed.label || item.name ? <Visible text={parsed.label || item.name} /> : t("tools.unnamed")}</code>
         </span>
         <StateBadge
           state={state}
           phase={approvalStatus === "interrupted" && state !== "done" && state !== "error" ? "interrupted" : preparing ? "preparing" : !call?.startedAt ? "queued" : null}
         />
-        {progress?.message && <span className="tool-card__progress-text">{progress.message}</span>}
+        {progress?.message && <span className="tool-card__progress-text">{visibleString(progress.message)}</span>}
         <span className="spacer" />
         {duration !== undefined && <span className="tool-card__duration">{formatDuration(duration)}</span>}
       </button>
@@ -128,7 +129,9 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
       {open && (
         <div className="tool-card__body" id={bodyId}>
           <p className="tool-card__wire">
-            <code>{item.name}</code>
+            <code>
+              <Visible text={item.name} />
+            </code>
             {item.callId && <span className="muted"> · {item.callId}</span>}
           </p>
           <Arguments text={call?.arguments} streaming={preparing} />
@@ -146,7 +149,9 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>
-              <pre className="tool-card__pre">{end.content}</pre>
+              <pre className="tool-card__pre visible-text">
+                <Visible text={end.content} />
+              </pre>
             </details>
           )}
           {end?.spillPath && (
@@ -195,8 +200,8 @@ function Arguments({ text, streaming }: { text: string | undefined; streaming: b
   return (
     <details className="tool-card__section" open={streaming || undefined}>
       <summary>{t("tools.arguments")}</summary>
-      <pre className="tool-card__pre" data-testid="tool-args">
-        {pretty ?? text ?? ""}
+      <pre className="tool-card__pre visible-text" data-testid="tool-args">
+        <Visible text={pretty ?? text ?? ""} />
       </pre>
     </details>
   );
@@ -253,7 +258,13 @@ function Result({ content, display }: { content?: string; display?: unknown }) {
   return (
     <div className="tool-card__section tool-card__result" data-testid="tool-result" data-kind={kind}>
       <div className="tool-card__label">{t("tools.result")}</div>
-      {kind === "markdown" ? <Markdown text={shown} /> : <pre className="tool-card__pre">{shown}</pre>}
+      {kind === "markdown" ? (
+        <Markdown text={shown} />
+      ) : (
+        <pre className="tool-card__pre visible-text">
+          <Visible text={shown} />
+        </pre>
+      )}
       {long && (
         <button type="button" className="link-btn" onClick={() => setAll((a) => !a)} data-testid="tool-show-all">
           {all ? t("tools.showLess") : t("tools.showAll", { count: text.length })}
