@@ -181,6 +181,15 @@ describe("Markdown: remote images and links", () => {
     }
   });
 
+  it("an image inside a link loads on its button without following the link", async () => {
+    const { transport } = withBackend();
+    const { client } = renderWithClient(<Markdown text={`[![chart](${LEAK})](https://example.com/page)`} />, { transport, ready: null });
+    const prepare = vi.spyOn(client.browser, "prepare");
+    fireEvent.click(await screen.findByTestId("md-image-load"));
+    expect(await screen.findByTestId("md-image")).toHaveAttribute("src", PIXEL);
+    expect(prepare).not.toHaveBeenCalled();
+  });
+
   it("opens a followed link through the browser API, not in the window", async () => {
     const { transport } = withBackend();
     const open = vi.fn();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { IMAGE_HOSTS_KEY, imageHosts, remoteImageHost, toAppError, useOptionalClient, withImageHost, type CairnClient } from "../../api";
 import { useErrorText } from "../../components/ErrorView";
@@ -60,6 +60,12 @@ export function RemoteImage({ src, alt, title }: { src?: string; alt?: string; t
       </span>
     );
   }
+  // An image can sit inside a link: its buttons do their own thing, never follow the link.
+  const own = (fn: () => void) => (e: MouseEvent) => {
+    e.preventDefault();
+    e.stopPropagation();
+    fn();
+  };
   const alwaysHost = () => {
     void client.settings.set(IMAGE_HOSTS_KEY, withImageHost(value, host)).catch((error: unknown) => setState({ kind: "error", error }));
     load();
@@ -70,11 +76,11 @@ export function RemoteImage({ src, alt, title }: { src?: string; alt?: string; t
       <Icon name="globe" size={14} />
       <span className="md-image__alt">{label}</span>
       <span className="md-image__host muted">{t("markdown.image.from", { host })}</span>
-      <button type="button" className="link-btn" disabled={loading} onClick={load} data-testid="md-image-load">
+      <button type="button" className="link-btn" disabled={loading} onClick={own(load)} data-testid="md-image-load">
         {loading ? t("markdown.image.loading") : t("markdown.image.load")}
       </button>
       {!always && (
-        <button type="button" className="link-btn" disabled={loading} onClick={alwaysHost} data-testid="md-image-always">
+        <button type="button" className="link-btn" disabled={loading} onClick={own(alwaysHost)} data-testid="md-image-always">
           {t("markdown.image.always", { host })}
         </button>
       )}
