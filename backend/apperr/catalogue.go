@@ -72,6 +72,7 @@ const (
 	ModelStreamStalled          Code = "model_stream_stalled"
 	ModelReasoningRequired      Code = "model_reasoning_required"
 	ModelReasoningOptionRefused Code = "model_reasoning_option_refused"
+	ModelFieldRefused           Code = "model_field_refused"
 	SettingNotDuration          Code = "setting_not_duration"
 
 	// The tool system (TOOL-1..5).
@@ -185,6 +186,7 @@ var catalogue = map[Code]def{
 	ModelStreamStalled:          {action: retry},
 	ModelReasoningRequired:      {action: openSettings("providers")},
 	ModelReasoningOptionRefused: {action: openSettings("providers")},
+	ModelFieldRefused:           {action: openSettings("providers")},
 	SettingNotDuration:          {},
 
 	ToolNotFound:        {},

@@ -42,7 +42,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "provider")
 	asJSON := f.Bool("json", false, "print JSON")
 	baseURL := f.String("base-url", "", "OpenAI-compatible base URL (…/v1)")
-	preset := f.String("preset", "", "preset id (openai, deepseek, openrouter, moonshot, zhipu, qwen, siliconflow, ollama, lmstudio, custom)")
+	preset := f.String("preset", "", "preset id (openai, deepseek, mistral, openrouter, moonshot, zhipu, qwen, siliconflow, ollama, lmstudio, custom)")
 	keyStdin := f.Bool("api-key-stdin", false, "read the API key from stdin")
 	keepKey := f.Bool("keep-key", false, "edit: send the stored key to the new base URL's host too")
 	ctxWin := f.Int("context-window", 0, "context window of the models, in tokens")

@@ -220,6 +220,9 @@ func (c *Client) build(req Request) (openai.ChatCompletionRequest, *bodyPatch) {
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 		MaxTokens:     req.MaxTokens,
 	}
+	if c.dialect.NoStreamOptions {
+		out.StreamOptions = nil
+	}
 	if req.Temperature != nil {
 		t := float32(*req.Temperature)
 		if t == 0 {

@@ -26,7 +26,8 @@ type failure struct {
 	code       string
 	typ        string
 	message    string
-	jsonBody   bool // the provider answered with an OpenAI-style JSON error
+	jsonBody   bool   // the provider answered with an OpenAI-style JSON error
+	extraField string // a request field the provider refuses as unknown (extraField)
 	retryAfter time.Duration
 	hasRetry   bool
 }
@@ -84,6 +85,9 @@ func classify(f failure, t target) *apperr.Error {
 	case f.status >= 400 && f.status < 500 && refusedField(msg, t.sent) != "":
 		return withProvider(apperr.New(apperr.ModelReasoningOptionRefused, "%s", detail).
 			WithParam("field", refusedField(msg, t.sent)).WithParam("model", t.model).WithParam("message", shorten(msg, 300)))
+	case f.status >= 400 && f.status < 500 && f.extraField != "":
+		return withProvider(apperr.New(apperr.ModelFieldRefused, "%s", detail).
+			WithParam("field", f.extraField).WithParam("message", shorten(msg, 300)))
 	case code == "context_length_exceeded" || f.status == http.StatusRequestEntityTooLarge || reContextTooLong.MatchString(msg):
 		return apperr.New(apperr.ModelContextTooLong, "%s", detail).WithParam("model", t.model)
 	case reToolsUnsupp.MatchString(msg):
@@ -99,6 +103,33 @@ func classify(f failure, t target) *apperr.Error {
 	default:
 		return apperr.New(apperr.ModelBadRequest, "%s", detail).WithParam("message", msg)
 	}
+}
+
+var (
+	// Pydantic's rejection of an undeclared field (Mistral, vLLM):
+	// {"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}.
+	reExtraForbidden = regexp.MustCompile(`extra_forbidden\W{1,8}loc\W{1,8}\[([^\]]*)\]`)
+	// OpenAI's: "Unrecognized request argument supplied: foo".
+	reUnrecognized = regexp.MustCompile(`(?i)unrecognized request arguments? supplied:\s*([A-Za-z0-9_.]+)`)
+)
+
+// extraField is the request field an error refuses as unknown, or "". For a field inside
+// a message it names the message field ("messages.2.reasoning_content").
+func extraField(body string) string {
+	if m := reExtraForbidden.FindStringSubmatch(body); m != nil {
+		var parts []string
+		for _, p := range strings.Split(m[1], ",") {
+			p = strings.Trim(strings.TrimSpace(p), `"\`)
+			if p != "" && p != "body" && p != "user" && p != "assistant" && p != "system" && p != "tool" {
+				parts = append(parts, p)
+			}
+		}
+		return shorten(strings.Join(parts, "."), 80)
+	}
+	if m := reUnrecognized.FindStringSubmatch(body); m != nil {
+		return shorten(m[1], 80)
+	}
+	return ""
 }
 
 // refusedField is the reasoning control Cairn sent that a rejection names, or "".
@@ -126,10 +157,10 @@ func mapError(ctx context.Context, err error, meta *respMeta, t target) *apperr.
 	var reqErr *openai.RequestError
 	switch {
 	case errors.As(err, &apiErr):
-		f = failure{status: apiErr.HTTPStatusCode, typ: apiErr.Type, message: apiErr.Message, jsonBody: true}
+		f = failure{status: apiErr.HTTPStatusCode, typ: apiErr.Type, message: apiErr.Message, jsonBody: true, extraField: extraField(apiErr.Message)}
 		f.code = codeString(apiErr.Code)
 	case errors.As(err, &reqErr):
-		f = failure{status: reqErr.HTTPStatusCode, message: bodyMessage(reqErr.Body)}
+		f = failure{status: reqErr.HTTPStatusCode, message: bodyMessage(reqErr.Body), extraField: extraField(string(reqErr.Body))}
 		if reqErr.HTTPStatusCode == 0 {
 			return unreachable(err, t)
 		}
@@ -222,6 +253,13 @@ func bodyMessage(body []byte) string {
 				if m, ok := v["message"].(string); ok {
 					return m
 				}
+				if m := detailMsg(v["detail"]); m != "" {
+					return m
+				}
+			case []any:
+				if m := detailMsg(v); m != "" {
+					return m
+				}
 			}
 		}
 	}
@@ -230,6 +268,17 @@ func bodyMessage(body []byte) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// detailMsg is the "msg" of the first entry of a pydantic error list ("detail": [...]).
+func detailMsg(v any) string {
+	list, _ := v.([]any)
+	if len(list) == 0 {
+		return ""
+	}
+	first, _ := list[0].(map[string]any)
+	m, _ := first["msg"].(string)
+	return m
 }
 
 // parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an HTTP date).

@@ -34,6 +34,9 @@ type Dialect struct {
 	ReasoningBack string `json:"reasoningBack,omitempty"`
 	// Reasoning is the family of request fields that control reasoning ("" = none).
 	Reasoning string `json:"reasoning,omitempty"`
+	// NoStreamOptions leaves stream_options out: the API refuses fields it does not
+	// document and reports usage at the end of a stream on its own (Mistral).
+	NoStreamOptions bool `json:"noStreamOptions,omitempty"`
 }
 
 // ReasoningBackToolCalls sends every assistant message with tool calls back with its
@@ -175,6 +178,9 @@ func presets() []Preset {
 		{ID: "deepseek", Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", NeedsKey: true, KeyURL: "https://platform.deepseek.com/api_keys",
 			Dialect: Dialect{ReasoningBack: ReasoningBackToolCalls, Reasoning: ReasoningDeepSeek},
 			Models:  []Model{m("deepseek-chat"), m("deepseek-reasoner")}},
+		{ID: "mistral", Name: "Mistral AI", BaseURL: "https://api.mistral.ai/v1", NeedsKey: true, KeyURL: "https://console.mistral.ai/api-keys",
+			Dialect: Dialect{NoStreamOptions: true},
+			Models:  []Model{m("mistral-medium-latest"), m("magistral-medium-latest"), m("mistral-small-latest")}},
 		{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true, KeyURL: "https://openrouter.ai/keys",
 			Dialect: Dialect{Reasoning: ReasoningOpenRouter}},
 		{ID: "moonshot", Name: "Moonshot (Kimi)", BaseURL: "https://api.moonshot.cn/v1", NeedsKey: true, KeyURL: "https://platform.moonshot.cn/console/api-keys",
@@ -293,7 +299,8 @@ type capRule struct {
 // field wins for that field. They are guesses the user can correct in Settings.
 var capRules = []capRule{
 	{re: regexp.MustCompile(`embed|whisper|tts|dall-e|moderation|rerank|bge-|text-embedding`), tools: -1},
-	{re: regexp.MustCompile(`deepseek-reasoner|deepseek-r1|qwq|-thinking|o1|o3|o4-mini|gpt-5|r1-distill`), reasoning: 1},
+	{re: regexp.MustCompile(`deepseek-reasoner|deepseek-r1|qwq|-thinking|o1|o3|o4-mini|gpt-5|r1-distill|magistral`), reasoning: 1},
+	{re: regexp.MustCompile(`magistral|mistral-(medium|small|large)`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`deepseek`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`gpt-4\.1`), ctx: 1047576, tools: 1, vision: 1},
 	{re: regexp.MustCompile(`gpt-4o|gpt-5|o4-mini|o3`), ctx: 128000, tools: 1, vision: 1},

@@ -59,6 +59,29 @@ func TestReasoningControlsOnTheWire(t *testing.T) {
 	}
 }
 
+// Mistral refuses fields it does not document: its dialect leaves stream_options out and
+// still reads the usage its last chunk carries.
+func TestMistralDialectLeavesOutStreamOptions(t *testing.T) {
+	srv := llmtest.Start(t)
+	srv.Enqueue(llmtest.Reply{Raw: []string{
+		`{"id":"c6a1","object":"chat.completion.chunk","created":1758000000,"model":"mistral-medium-latest","choices":[{"index":0,"delta":{"role":"assistant","content":"Bonjour"},"finish_reason":null}]}`,
+		`{"id":"c6a1","object":"chat.completion.chunk","created":1758000000,"model":"mistral-medium-latest","choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"total_tokens":8,"completion_tokens":3}}`,
+		`[DONE]`,
+	}})
+	c := NewClient(NewHTTPClient(), "p", srv.URL, "k", DefaultRetry, WithDialect(DialectFor("mistral", "")))
+	res, err := c.Stream(context.Background(), userReq("mistral-medium-latest"), Handler{})
+	if err != nil || res.Text != "Bonjour" || res.Usage == nil || res.Usage.TotalTokens != 8 {
+		t.Fatalf("err %v res %+v", err, res)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(srv.Requests()[0].Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := body["stream_options"]; has {
+		t.Fatalf("stream_options sent to Mistral: %s", srv.Requests()[0].Raw)
+	}
+}
+
 func TestDialectFor(t *testing.T) {
 	deepseek, _ := PresetByID("deepseek")
 	if got := DialectFor(PresetCustom, "https://api.deepseek.com/v1/"); !reflect.DeepEqual(got, deepseek.Dialect) {
@@ -103,6 +126,27 @@ func TestExplanatoryRejections(t *testing.T) {
 		assertCode(t, err, apperr.ModelReasoningOptionRefused)
 		if p := apperr.From(err).Params; p["field"] != "enable_thinking" || p["model"] != "qwq-plus" || p["message"] == "" {
 			t.Errorf("params %v", p)
+		}
+	})
+	t.Run("a field the provider refuses as unknown (Mistral)", func(t *testing.T) {
+		srv := llmtest.Start(t)
+		srv.Enqueue(llmtest.Reply{Status: 422, ErrorBody: `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]},"type":"invalid_request_error","param":null,"code":null}`})
+		c := NewClient(NewHTTPClient(), "p", srv.URL, "k", RetryPolicy{})
+		_, err := c.Stream(context.Background(), userReq("mistral-medium-latest"), Handler{})
+		assertCode(t, err, apperr.ModelFieldRefused)
+		ae := apperr.From(err)
+		if ae.Params["field"] != "stream_options" || ae.Params["message"] != "Extra inputs are not permitted" || ae.Action == nil || ae.Action.Target != "providers" {
+			t.Errorf("params %v action %+v", ae.Params, ae.Action)
+		}
+	})
+	t.Run("OpenAI's unrecognized argument", func(t *testing.T) {
+		srv := llmtest.Start(t)
+		srv.Enqueue(llmtest.Reply{Status: 400, Error: &llmtest.APIError{Message: "Unrecognized request argument supplied: thinking", Type: "invalid_request_error"}})
+		c := NewClient(NewHTTPClient(), "p", srv.URL, "k", RetryPolicy{})
+		_, err := c.Stream(context.Background(), userReq("m"), Handler{})
+		assertCode(t, err, apperr.ModelFieldRefused)
+		if got := apperr.From(err).Params["field"]; got != "thinking" {
+			t.Errorf("field = %v", got)
 		}
 	})
 	t.Run("the same words without a control sent stay a plain rejection", func(t *testing.T) {

@@ -74,7 +74,7 @@ var recordedShapes = []shape{
 		finish: "stop",
 	},
 	{
-		name: "mistral thinking model: content as a list of parts", preset: PresetCustom,
+		name: "mistral thinking model: content as a list of parts", preset: "mistral",
 		events: []string{
 			`{"id":"c6a1e0f4","object":"chat.completion.chunk","created":1758000000,"model":"magistral-medium-2509","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
 			`{"id":"c6a1e0f4","object":"chat.completion.chunk","created":1758000000,"model":"magistral-medium-2509","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"Two plus two"}]}]},"finish_reason":null}]}`,
