@@ -29,7 +29,8 @@ type shape struct {
 	finish    string
 }
 
-// recordedShapes: one per stream shape the issue lists and one per preset provider.
+// recordedShapes: one per stream shape providers are known to send and one per preset
+// provider.
 var recordedShapes = []shape{
 	{
 		name: "deepseek thinking with a tool call", preset: "deepseek",
