@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/netguard"
@@ -196,5 +197,22 @@ func TestDefaultGuardRefusesLoopback(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Fatalf("the loopback server got %d requests", hits.Load())
+	}
+}
+
+// TestFetchGivesUp: a server that never answers is left after the timeout, with an error
+// the window can show and retry.
+func TestFetchGivesUp(t *testing.T) {
+	h := newImageHost(t, map[string]http.HandlerFunc{
+		"/stall.png": func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+	})
+	f := remoteimage.New(remoteimage.Options{Dialer: h.dialer, Timeout: 200 * time.Millisecond})
+	start := time.Now()
+	_, err := f.Fetch(context.Background(), h.url("/stall.png"))
+	if ae := apperr.From(err); ae.Code != apperr.ImageFetchFailed || ae.Action == nil || ae.Action.Kind != "retry" {
+		t.Fatalf("err %v (%+v)", err, ae)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("gave up after %v", d)
 	}
 }
