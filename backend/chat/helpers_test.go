@@ -35,6 +35,20 @@ type harness struct {
 
 type harnessOpt func(*Config)
 
+// testToolsets stands for service's capability list (a test there checks the real one).
+type testToolsets struct{}
+
+func (testToolsets) Choosable() []string {
+	return []string{"web", "kb", "file", "sandbox", "skill", "location", "mcp"}
+}
+
+func (testToolsets) Defaults(kind string) []string {
+	if kind == KindTask {
+		return []string{"mcp", "sandbox"}
+	}
+	return []string{"mcp"}
+}
+
 func newHarness(t testing.TB, runner ToolRunner, opts ...harnessOpt) *harness {
 	t.Helper()
 	ctx := context.Background()
@@ -48,7 +62,7 @@ func newHarness(t testing.TB, runner ToolRunner, opts ...harnessOpt) *harness {
 	hc := llm.NewHTTPClient()
 	providers := llm.NewService(db, sec, bus, llm.Options{HTTPClient: hc, Retry: &llm.RetryPolicy{Max: 2, Base: 10 * time.Millisecond, Cap: time.Second}})
 	st := settings.New(db, bus)
-	cfg := Config{DB: db, Bus: bus, Settings: st, Models: providers, Tools: runner}
+	cfg := Config{DB: db, Bus: bus, Settings: st, Models: providers, Tools: runner, Toolsets: testToolsets{}}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -28,6 +28,9 @@ type Config struct {
 	Settings Settings
 	Models   Models
 	Tools    ToolRunner
+	// Toolsets are the toolsets a session may enable and those a new one has (service's
+	// capability list); nil knows none.
+	Toolsets Toolsets
 	Log      *slog.Logger
 	// Redact cleans known secrets out of provider and tool errors and tool output before
 	// they are stored, published or given to the model; nil cleans nothing.
@@ -95,6 +98,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.Settings == nil {
 		cfg.Settings = settings.Defaults{}
+	}
+	if cfg.Toolsets == nil {
+		cfg.Toolsets = noToolsets{}
 	}
 	base, quit := context.WithCancel(context.Background())
 	s := &Service{cfg: cfg, db: cfg.DB, bus: cfg.Bus, log: cfg.Log, base: base, quit: quit, owner: pidcheck.Self(),
@@ -238,27 +244,31 @@ func (s *Service) ListSessions(ctx context.Context, query string) (SessionList, 
 	return out, rows.Err()
 }
 
-var validToolsets = []string{"web", "kb", "file", "sandbox", "skill", "location", "mcp"}
-
-// DefaultToolsets are the toolsets of a new session that names none: the user's MCP
-// servers in every session (as other desktop clients do), and the sandbox in task
-// sessions. An explicit empty list means no tools.
-func DefaultToolsets(kind string) []string {
-	if kind == KindTask {
-		return []string{"mcp", "sandbox"}
-	}
-	return []string{"mcp"}
+// Toolsets is what chat needs of the capability list.
+type Toolsets interface {
+	// Choosable names the toolsets a session may enable.
+	Choosable() []string
+	// Defaults are the toolsets of a new session of a kind that names none: the user's
+	// MCP servers in every session (as other desktop clients do), and the sandbox in task
+	// sessions. An explicit empty list means no tools.
+	Defaults(kind string) []string
 }
 
-func checkToolsets(ts []string) ([]string, error) {
+type noToolsets struct{}
+
+func (noToolsets) Choosable() []string      { return nil }
+func (noToolsets) Defaults(string) []string { return []string{} }
+
+func (s *Service) checkToolsets(ts []string) ([]string, error) {
+	valid := s.cfg.Toolsets.Choosable()
 	out := []string{}
 	for _, t := range ts {
 		t = strings.TrimSpace(t)
 		if t == "" || slices.Contains(out, t) {
 			continue
 		}
-		if !slices.Contains(validToolsets, t) {
-			return nil, badArg("unknown toolset %q (known: %s)", t, strings.Join(validToolsets, ", "))
+		if !slices.Contains(valid, t) {
+			return nil, badArg("unknown toolset %q (known: %s)", t, strings.Join(valid, ", "))
 		}
 		out = append(out, t)
 	}
@@ -330,9 +340,9 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 		return Session{}, err
 	}
 	if in.Toolsets == nil {
-		in.Toolsets = DefaultToolsets(in.Kind)
+		in.Toolsets = s.cfg.Toolsets.Defaults(kind)
 	}
-	toolsets, err := checkToolsets(in.Toolsets)
+	toolsets, err := s.checkToolsets(in.Toolsets)
 	if err != nil {
 		return Session{}, err
 	}
@@ -416,7 +426,7 @@ func (s *Service) UpdateSession(ctx context.Context, id string, p SessionPatch) 
 		sess.Reasoning = *p.Reasoning
 	}
 	if p.Toolsets != nil {
-		ts, err := checkToolsets(*p.Toolsets)
+		ts, err := s.checkToolsets(*p.Toolsets)
 		if err != nil {
 			return Session{}, err
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
 	"golang.org/x/term"
@@ -58,7 +59,12 @@ type Command struct {
 	Run     func(ctx context.Context, env *Env, args []string) error
 }
 
+// commands is Cairn's own subcommands, then the capabilities'.
 func commands() []Command {
+	return append(coreCommands(), capabilityCommands(service.Capabilities())...)
+}
+
+func coreCommands() []Command {
 	return []Command{
 		{Name: "serve", Summary: "serve the app to a browser on loopback (token-protected)", Run: runServe},
 		{Name: "doctor", Summary: "check this installation [--json]", Run: runDoctor},
@@ -69,6 +75,37 @@ func commands() []Command {
 		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
 		{Name: "mcp", Summary: "list | tools [SERVER] | call SERVER TOOL JSON | logs SERVER | import FILE | export | test | enable | disable | remove | login | logout", Run: runMCP},
 	}
+}
+
+// capabilityCommands are the commands the capabilities declare. One opens the data
+// directory only when it asks to (Terminal.Open), and it closes when the command ends.
+func capabilityCommands(l capability.List) []Command {
+	var out []Command
+	for _, c := range l {
+		for _, cmd := range c.Commands {
+			out = append(out, Command{Name: cmd.Name, Summary: cmd.Summary, Run: func(ctx context.Context, env *Env, args []string) error {
+				var s *service.Services
+				defer func() {
+					if s != nil {
+						s.Close()
+					}
+				}()
+				t := capability.Terminal{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+					Open: func(ctx context.Context) (capability.Env, error) {
+						if s == nil {
+							opened, err := env.Open(ctx)
+							if err != nil {
+								return capability.Env{}, err
+							}
+							s = opened
+						}
+						return s.CapabilityEnv(c), nil
+					}}
+				return cmd.Run(ctx, t, args)
+			}})
+		}
+	}
+	return out
 }
 
 // maxArgBytes bounds one command-line argument: longer input (a prompt, a JSON document)

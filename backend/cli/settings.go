@@ -114,7 +114,7 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets set NAME   (the value is read from stdin, never from arguments)")
 		}
-		if err := secrets.CheckKnown(pos[1]); err != nil { // before asking for a value
+		if err := s.Secrets.CheckKnown(pos[1]); err != nil { // before asking for a value
 			return err
 		}
 		v, err := readSecret(ctx, env, fmt.Sprintf("Value for %s (typing is hidden): ", pos[1]))

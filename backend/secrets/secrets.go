@@ -45,27 +45,23 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 // ValidName reports whether name can be used as a secret name.
 func ValidName(name string) bool { return nameRE.MatchString(name) }
 
-// Known lists the secrets that are not a provider's, offered in Settings and `cairn secrets`.
-func Known() []string {
-	return []string{
-		"websearch.tavily", "websearch.bing", "websearch.brave", "websearch.bocha",
-		"websearch.querit", "maps.amap", "maps.google", "embeddings.apiKey",
-	}
-}
+// Known lists the secrets that are not a provider's or an MCP server's: the names the
+// capabilities read (Options.Known), offered in Settings and `cairn secrets`.
+func (s *Store) Known() []string { return slices.Clone(s.known) }
 
 // IsKnown reports whether name is one of Known.
-func IsKnown(name string) bool { return slices.Contains(Known(), name) }
+func (s *Store) IsKnown(name string) bool { return slices.Contains(s.known, name) }
 
 // CheckKnown refuses a name that is not one of Known. Settings (SetSecret, DeleteSecret)
 // and `cairn secrets` set and delete only those: a provider's key is kept with its provider
 // and MCP's credentials with their server, so the generic paths can neither overwrite nor
 // delete them, and a mistyped name is an error instead of a key nothing reads.
-func CheckKnown(name string) error {
-	if IsKnown(name) {
+func (s *Store) CheckKnown(name string) error {
+	if s.IsKnown(name) {
 		return nil
 	}
 	return apperr.New(apperr.SecretNotKnown, "%q is not a secret Settings or `cairn secrets` manage", name).
-		WithParam("name", name).WithParam("known", strings.Join(Known(), ", "))
+		WithParam("name", name).WithParam("known", strings.Join(s.known, ", "))
 }
 
 // backend stores raw values.
@@ -87,6 +83,7 @@ type Store struct {
 	bus     *events.Bus
 	dataDir string
 	red     *redact.Set
+	known   []string // Options.Known
 }
 
 // Options choose the backend; Force is "" (probe the keyring), "keyring" or "file".
@@ -96,13 +93,15 @@ type Options struct {
 	// Redact learns every value the store holds (read in the background at Open, then on
 	// each Set), so that errors, logs and events can leave them out; nil = none.
 	Redact *redact.Set
+	// Known are the secret names the capabilities read (see Store.Known).
+	Known []string
 
 	sessionBus func() (string, error) // sessionbus.Address; tests replace it
 }
 
 // Open probes the OS keyring and falls back to the file.
 func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, opt Options) *Store {
-	s := &Store{db: db, bus: bus, dataDir: dataDir, red: opt.Redact}
+	s := &Store{db: db, bus: bus, dataDir: dataDir, red: opt.Redact, known: slices.Clone(opt.Known)}
 	service := "cairn:" + shortHash(dataDir)
 	kr := keyringBackend{service: service}
 	fb := &fileBackend{path: filepath.Join(dataDir, FileName)}
@@ -141,7 +140,7 @@ func (s *Store) feedRedactor(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, n := range Known() {
+	for _, n := range s.known {
 		if !slices.Contains(names, n) {
 			names = append(names, n)
 		}
@@ -246,7 +245,7 @@ func (s *Store) Set(ctx context.Context, name, value string) error {
 
 // SetKnown is Set for one of Known only: what Settings and `cairn secrets` may write.
 func (s *Store) SetKnown(ctx context.Context, name, value string) error {
-	if err := CheckKnown(name); err != nil {
+	if err := s.CheckKnown(name); err != nil {
 		return err
 	}
 	return s.Set(ctx, name, value)
@@ -254,7 +253,7 @@ func (s *Store) SetKnown(ctx context.Context, name, value string) error {
 
 // DeleteKnown is Delete for one of Known only.
 func (s *Store) DeleteKnown(ctx context.Context, name string) error {
-	if err := CheckKnown(name); err != nil {
+	if err := s.CheckKnown(name); err != nil {
 		return err
 	}
 	return s.Delete(ctx, name)
@@ -298,7 +297,7 @@ type Snapshot struct {
 // Snapshot lists known and indexed secrets with set / not set and the last 4 characters.
 func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	names := map[string]bool{}
-	for _, n := range Known() {
+	for _, n := range s.known {
 		names[n] = true
 	}
 	indexed, err := s.indexed(ctx)
@@ -316,7 +315,7 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring, Note: s.note}
 	for _, n := range list {
 		v, ok, err := s.Get(n)
-		st := Status{Name: n, Set: ok && err == nil, Known: IsKnown(n)}
+		st := Status{Name: n, Set: ok && err == nil, Known: s.IsKnown(n)}
 		if st.Set {
 			st.Last4 = Mask(v)
 		}

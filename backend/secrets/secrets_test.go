@@ -26,8 +26,11 @@ func open(t *testing.T, force string) (*Store, *events.Bus, string) {
 	}
 	t.Cleanup(func() { db.Close() })
 	bus := events.NewBus()
-	return Open(context.Background(), dir, db, bus, Options{Force: force}), bus, dir
+	return Open(context.Background(), dir, db, bus, Options{Force: force, Known: testKnown}), bus, dir
 }
+
+// testKnown stands for the capabilities' secret names (service passes theirs).
+var testKnown = []string{"websearch.tavily", "websearch.bing", "maps.amap", "embeddings.apiKey"}
 
 // exercise runs the same behaviour checks against any backend.
 func exercise(t *testing.T, s *Store, bus *events.Bus, dir string) {
@@ -179,6 +182,7 @@ func TestNoSessionBusFallsBackAtOnce(t *testing.T) {
 // provider's key, MCP's credentials and a mistyped name are refused with the known list,
 // and the snapshot marks which entries are theirs.
 func TestCheckKnown(t *testing.T) {
+	s, _, _ := open(t, BackendFile)
 	tests := []struct {
 		name string
 		ok   bool
@@ -192,7 +196,7 @@ func TestCheckKnown(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		err := CheckKnown(tt.name)
+		err := s.CheckKnown(tt.name)
 		if tt.ok != (err == nil) {
 			t.Fatalf("CheckKnown(%q) = %v, want ok=%v", tt.name, err, tt.ok)
 		}
@@ -205,7 +209,6 @@ func TestCheckKnown(t *testing.T) {
 		}
 	}
 
-	s, _, _ := open(t, BackendFile)
 	ctx := context.Background()
 	if err := s.Set(ctx, "provider.p1.apiKey", "sk-provider-key-0001"); err != nil { // the provider service's own path
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/buildinfo"
+	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
@@ -40,6 +41,8 @@ type Options struct {
 	// WarmAfter is how long StartBackground waits for a window before the MCP warmer
 	// starts anyway (2 s).
 	WarmAfter time.Duration
+	// Capabilities replaces the list Capabilities returns (a test's own capability).
+	Capabilities capability.List
 }
 
 // Services is the backend of one running Cairn.
@@ -72,6 +75,9 @@ type Services struct {
 	// OAuth signs in to remote MCP servers (authorization code + PKCE through the
 	// browser, tokens in the keyring, renewal); MCP uses it for every HTTP server.
 	OAuth *oauth.Broker
+	// Capabilities is the one list of capabilities this Cairn was opened with (see
+	// Capabilities): every toolset, its tools, secrets, settings and commands.
+	Capabilities capability.List
 	// Images fetches a remote image of an answer when the user asks (public addresses
 	// only), for windows that may load no image from another host themselves.
 	Images *remoteimage.Fetcher
@@ -122,6 +128,13 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, apperr.Wrap(err, apperr.DataDirFailed, "create data dir").WithParam("path", dir)
 	}
+	caps := opt.Capabilities
+	if caps == nil {
+		caps = Capabilities()
+	}
+	if err := checkCapabilities(caps); err != nil {
+		return nil, err
+	}
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -133,16 +146,16 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	bus := events.NewBus(events.WithFilter(red.JSON))
-	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus, Redact: red, warmAfter: cmp.Or(opt.WarmAfter, 2*time.Second)}
+	s := &Services{DataDir: dir, Log: log, DB: db, Bus: bus, Redact: red, warmAfter: cmp.Or(opt.WarmAfter, 2*time.Second), Capabilities: caps}
 	s.closers = append(s.closers, func() error { bus.Close(); return nil }, db.Close)
-	s.Settings = settings.New(db, bus)
+	s.Settings = settings.New(db, bus, caps.Settings()...)
 	s.Presence = notify.NewPresence(0)
 	s.Images = remoteimage.New(remoteimage.Options{})
 	force := opt.SecretsBackend
 	if force == "" {
 		force = os.Getenv("CAIRN_SECRETS")
 	}
-	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force, Redact: red})
+	s.Secrets = secrets.Open(ctx, dir, db, bus, secrets.Options{Force: force, Redact: red, Known: caps.Secrets()})
 	s.Providers = llm.NewService(db, s.Secrets, bus, llm.Options{})
 	// MCP servers (MCP-1..4). Built before chat so that it closes after it: runs stop
 	// before their servers do. Nothing connects until Start (the desktop app and
@@ -156,7 +169,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.MCP.Close)
-	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Log: log, Redact: red})
+	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Toolsets: caps, Log: log, Redact: red})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -183,6 +196,10 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	s.MCP.AttachRegistry(ctx, s.Tools)
 	s.Approval.SetServers(s.MCP)
 	s.Approval.SetPlaces(mcpPlaces{s.MCP})
+	if err := s.openCapabilities(ctx); err != nil {
+		s.Close()
+		return nil, apperr.Wrap(err, apperr.Internal, "open capabilities")
+	}
 	return s, nil
 }
 

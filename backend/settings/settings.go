@@ -51,7 +51,8 @@ type Spec struct {
 
 func intp(v int) *int { return &v }
 
-// Specs is the list of known settings, in display order.
+// Specs is the list of Cairn's own settings, in display order; a capability's settings
+// join them where the service is built (New).
 func Specs() []Spec {
 	return []Spec{
 		{Key: "general.language", Type: Enum, Default: "system", Enum: []string{"system", "en", "zh-CN"}, Section: "general"},
@@ -70,9 +71,11 @@ func Specs() []Spec {
 	}
 }
 
-// Lookup returns the spec of a key.
-func Lookup(key string) (Spec, bool) {
-	for _, s := range Specs() {
+// Lookup returns the spec of one of Cairn's own settings.
+func Lookup(key string) (Spec, bool) { return lookupIn(Specs(), key) }
+
+func lookupIn(specs []Spec, key string) (Spec, bool) {
+	for _, s := range specs {
 		if s.Key == key {
 			return s, true
 		}
@@ -89,12 +92,21 @@ type Snapshot struct {
 
 // Service reads and writes settings.
 type Service struct {
-	db  *store.DB
-	bus *events.Bus
+	db    *store.DB
+	bus   *events.Bus
+	specs []Spec
 }
 
-// New returns the settings service over an open database.
-func New(db *store.DB, bus *events.Bus) *Service { return &Service{db: db, bus: bus} }
+// New returns the settings service over an open database; it knows Specs and the
+// capabilities' specs, after them in display order.
+func New(db *store.DB, bus *events.Bus, capabilities ...Spec) *Service {
+	return &Service{db: db, bus: bus, specs: append(Specs(), capabilities...)}
+}
+
+// Specs is every setting this service knows, in display order.
+func (s *Service) Specs() []Spec { return slices.Clone(s.specs) }
+
+func (s *Service) lookup(key string) (Spec, bool) { return lookupIn(s.specs, key) }
 
 // Snapshot returns all values (defaults filled in).
 func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
@@ -103,12 +115,12 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return Snapshot{Seq: seq, Values: vals, Specs: Specs()}, nil
+	return Snapshot{Seq: seq, Values: vals, Specs: s.Specs()}, nil
 }
 
 func (s *Service) values(ctx context.Context) (map[string]any, error) {
 	out := map[string]any{}
-	for _, sp := range Specs() {
+	for _, sp := range s.specs {
 		out[sp.Key] = sp.Default
 	}
 	err := s.eachStored(ctx, func(sp Spec, raw string) {
@@ -145,7 +157,7 @@ func (s *Service) eachStored(ctx context.Context, fn func(sp Spec, raw string)) 
 		if err := rows.Scan(&k, &raw); err != nil {
 			return apperr.Wrap(err, apperr.Internal, "read settings")
 		}
-		if sp, ok := Lookup(k); ok {
+		if sp, ok := s.lookup(k); ok {
 			fn(sp, raw)
 		}
 	}
@@ -165,9 +177,9 @@ func decodeStored(sp Spec, raw string) (any, bool) {
 
 // Get returns one value (the default when unset).
 func (s *Service) Get(ctx context.Context, key string) (any, error) {
-	sp, ok := Lookup(key)
+	sp, ok := s.lookup(key)
 	if !ok {
-		return nil, unknown(key)
+		return nil, s.unknown(key)
 	}
 	var raw string
 	err := s.db.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&raw)
@@ -187,7 +199,7 @@ func (s *Service) Get(ctx context.Context, key string) (any, error) {
 func (s *Service) Int(ctx context.Context, key string) int {
 	v, err := s.Get(ctx, key)
 	if err != nil {
-		sp, _ := Lookup(key)
+		sp, _ := s.lookup(key)
 		v = sp.Default
 	}
 	n, _ := v.(int)
@@ -198,7 +210,7 @@ func (s *Service) Int(ctx context.Context, key string) int {
 func (s *Service) String(ctx context.Context, key string) string {
 	v, err := s.Get(ctx, key)
 	if err != nil {
-		sp, _ := Lookup(key)
+		sp, _ := s.lookup(key)
 		v = sp.Default
 	}
 	str, _ := v.(string)
@@ -232,14 +244,11 @@ func (Defaults) Duration(ctx context.Context, key string) time.Duration {
 
 // Duration returns a duration setting, falling back to the default on any problem.
 func (s *Service) Duration(ctx context.Context, key string) time.Duration {
-	v, err := s.Get(ctx, key)
-	if err != nil {
-		return Defaults{}.Duration(ctx, key)
-	}
-	str, _ := v.(string)
+	str := s.String(ctx, key)
 	d, err := time.ParseDuration(str)
 	if err != nil {
-		return Defaults{}.Duration(ctx, key)
+		sp, _ := s.lookup(key)
+		d, _ = time.ParseDuration(fmt.Sprint(sp.Default))
 	}
 	return d
 }
@@ -247,9 +256,9 @@ func (s *Service) Duration(ctx context.Context, key string) time.Duration {
 // Set validates and stores a value, then broadcasts the new snapshot. value may be a typed
 // JSON value or, from the CLI, its text form.
 func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, error) {
-	sp, ok := Lookup(key)
+	sp, ok := s.lookup(key)
 	if !ok {
-		return Snapshot{}, unknown(key)
+		return Snapshot{}, s.unknown(key)
 	}
 	v, bad := coerce(sp, value)
 	if bad != nil {
@@ -265,15 +274,15 @@ func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, err
 	if err != nil {
 		return Snapshot{}, err
 	}
-	ev := s.bus.Publish(events.TopicSettings, events.TypeSettingsChanged, Snapshot{Values: vals, Specs: Specs()})
-	snap := Snapshot{Seq: ev.Seq, Values: vals, Specs: Specs()}
+	ev := s.bus.Publish(events.TopicSettings, events.TypeSettingsChanged, Snapshot{Values: vals, Specs: s.Specs()})
+	snap := Snapshot{Seq: ev.Seq, Values: vals, Specs: s.Specs()}
 	return snap, nil
 }
 
-func unknown(key string) *apperr.Error {
+func (s *Service) unknown(key string) *apperr.Error {
 	keys := make([]string, 0)
-	for _, s := range Specs() {
-		keys = append(keys, s.Key)
+	for _, sp := range s.specs {
+		keys = append(keys, sp.Key)
 	}
 	sort.Strings(keys)
 	return apperr.New(apperr.SettingUnknown, "unknown setting %s (known: %s)", apperr.Quote(key), strings.Join(keys, ", ")).WithParam("key", apperr.Quote(key))

@@ -99,6 +99,11 @@ type Entry struct {
 	ValidateInput func(ctx context.Context, args json.RawMessage) error
 	// Execute runs the tool; CallFromContext gives the call (session, scope). Required.
 	Execute ExecuteFunc
+	// Touches says what a call reaches, from the tool itself (Typed sets it); nil for MCP
+	// tools, whose arguments the permission engine reads by guessing.
+	Touches func(args json.RawMessage) (Touches, error)
+
+	invalid error // why Typed could not build the entry
 }
 
 // Source tells where the entry comes from: SourceMCP, SourceMeta or SourceBuiltin.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The meta tools' wire names, tool_<verb> (TOOL-4, TOOL-5). They are reserved: no entry
@@ -39,37 +40,82 @@ const (
 	readMaxLength      = 100000
 )
 
-// foldingMetaDefinitions are the three tools that replace folded ones, sorted by name.
-func foldingMetaDefinitions() []Definition {
-	return []Definition{
-		{
-			Name: inspectName,
-			Description: "Show the full signature of a tool: description, JSON Schema of its arguments and flags. " +
-				"A folded tool must be inspected (or found with tool_search verbose=true) before tool_invoke accepts it.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Wire name of the tool"}},"required":["name"],"additionalProperties":false}`),
-		},
-		{
-			Name: invokeName,
-			Description: "Call a folded tool (see <DEFERRED_TOOLS>) by name with arguments that match its schema. " +
-				"Inspect it first. Tools that need approval are never folded: call them directly.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Wire name of the tool"},"arguments":{"type":"object","description":"Arguments for the tool, as its schema describes"}},"required":["name"],"additionalProperties":false}`),
-		},
-		{
-			Name: searchName,
-			Description: "Search the folded tools (see <DEFERRED_TOOLS>) by keywords and/or namespace; results are grouped by namespace. " +
-				"verbose=true also returns each tool's full argument schema and counts as inspecting it.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Keywords to match in tool names and descriptions; empty lists the namespace"},"namespace":{"type":"string","description":"Only search this namespace, e.g. mcp:<server>"},"verbose":{"type":"boolean","description":"Include full argument schemas"},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to return (default 10)"}},"additionalProperties":false}`),
-		},
+// The meta tools' inputs; their schemas are generated (Typed).
+type (
+	searchInput struct {
+		Query     string `json:"query,omitempty" jsonschema:"Keywords to match in tool names and descriptions; empty lists the namespace"`
+		Namespace string `json:"namespace,omitempty" jsonschema:"Only search this namespace, e.g. mcp:<server>"`
+		Verbose   bool   `json:"verbose,omitempty" jsonschema:"Include full argument schemas"`
+		Limit     int    `json:"limit,omitempty" jsonschema:"Most tools to return (default 10)"`
+	}
+	inspectInput struct {
+		Name string `json:"name" jsonschema:"Wire name of the tool"`
+	}
+	invokeInput struct {
+		Name      string         `json:"name" jsonschema:"Wire name of the tool"`
+		Arguments map[string]any `json:"arguments,omitempty" jsonschema:"Arguments for the tool, as its schema describes"`
+	}
+	readResultInput struct {
+		CallID string `json:"call_id" jsonschema:"Id of the call whose result was truncated"`
+		Offset int    `json:"offset,omitempty" jsonschema:"Byte offset to start at"`
+		Length int    `json:"length,omitempty" jsonschema:"Bytes to read (default 20000)"`
+	}
+)
+
+// bound sets an integer property's limits (max < 0: none).
+func bound(prop string, lo, hi float64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		p := s.Properties[prop]
+		p.Minimum = &lo
+		if hi >= 0 {
+			p.Maximum = &hi
+		}
 	}
 }
 
-// readResultDefinition reads results that were too large to send in full.
-func readResultDefinition() Definition {
-	return Definition{
-		Name:        readResultName,
-		Description: "Read more of a tool result that was too large to show in full, by byte offset.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"call_id":{"type":"string","description":"Id of the call whose result was truncated"},"offset":{"type":"integer","minimum":0,"description":"Byte offset to start at"},"length":{"type":"integer","minimum":1,"maximum":100000,"description":"Bytes to read (default 20000)"}},"required":["call_id"],"additionalProperties":false}`),
+// metaEntries are the meta tools, run by p (nil: only their definitions are needed).
+// tool_invoke's own run is never called: the pipeline runs its target (runInvoke).
+func metaEntries(p *Pipeline) []Entry {
+	return []Entry{
+		Typed(TypedTool[inspectInput]{
+			Name: inspectName, ReadOnly: true, ConcurrencySafe: true, Run: p.inspect,
+			Description: "Show the full signature of a tool: description, JSON Schema of its arguments and flags. " +
+				"A folded tool must be inspected (or found with tool_search verbose=true) before tool_invoke accepts it.",
+		}),
+		Typed(TypedTool[invokeInput]{
+			Name: invokeName, ReadOnly: true,
+			Run: func(context.Context, invokeInput, func(Progress)) (Result, error) {
+				return Result{}, errors.New("tool_invoke runs in the pipeline")
+			},
+			Description: "Call a folded tool (see <DEFERRED_TOOLS>) by name with arguments that match its schema. " +
+				"Inspect it first. Tools that need approval are never folded: call them directly.",
+		}),
+		Typed(TypedTool[searchInput]{
+			Name: searchName, ReadOnly: true, ConcurrencySafe: true, Run: p.search, Refine: bound("limit", 1, searchListLimit),
+			Description: "Search the folded tools (see <DEFERRED_TOOLS>) by keywords and/or namespace; results are grouped by namespace. " +
+				"verbose=true also returns each tool's full argument schema and counts as inspecting it.",
+		}),
+		Typed(TypedTool[readResultInput]{
+			Name: readResultName, ReadOnly: true, ConcurrencySafe: true, Run: p.readResult,
+			MaxResultBytes: -1, // bounded by its own length limit
+			Refine: func(s *jsonschema.Schema) {
+				bound("offset", 0, -1)(s)
+				bound("length", 1, readMaxLength)(s)
+			},
+			Description: "Read more of a tool result that was too large to show in full, by byte offset.",
+		}),
 	}
+}
+
+// foldingMetaDefinitions are the three tools that replace folded ones, sorted by name.
+func foldingMetaDefinitions() []Definition {
+	var out []Definition
+	for _, e := range metaEntries(nil) {
+		if e.Name != readResultName {
+			out = append(out, Definition{Name: e.Name, Description: e.Description, Parameters: e.InputSchema})
+		}
+	}
+	return out
 }
 
 // metaInfo is what the registry needs of the meta tools: their definitions and the prompt
@@ -95,31 +141,20 @@ func (r *Registry) metaCatalog() *metaInfo {
 // initMeta builds the pipeline's meta tools; they are entries like any other, so the
 // pipeline validates their arguments and runs hooks and permission on them.
 func (p *Pipeline) initMeta() {
-	defs := append(foldingMetaDefinitions(), readResultDefinition())
-	handlers := map[string]ExecuteFunc{
-		searchName:  p.search,
-		inspectName: p.inspect,
-		invokeName: func(context.Context, json.RawMessage, func(Progress)) (Result, error) {
-			return Result{}, errors.New("tool_invoke runs in the pipeline")
-		},
-		readResultName: p.readResult,
-	}
-	p.meta = make(map[string]*record, len(defs))
-	for _, d := range defs {
-		params, rs, err := compileSchema(d.Parameters, false)
+	entries := metaEntries(p)
+	p.meta = make(map[string]*record, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		e.Namespace, e.Defer = NamespaceMeta, DeferNever
+		params, rs, err := compileSchema(e.InputSchema, false)
 		if err != nil {
-			panic(fmt.Sprintf("tools: meta tool %s has a bad schema: %v", d.Name, err)) // a bug caught by every test
-		}
-		e := &Entry{
-			Name: d.Name, Namespace: NamespaceMeta, Description: d.Description, InputSchema: params,
-			Defer: DeferNever, ReadOnly: true, ConcurrencySafe: d.Name != invokeName, Execute: handlers[d.Name],
-		}
-		if d.Name == readResultName {
-			e.MaxResultBytes = -1 // bounded by its own length limit
+			panic(fmt.Sprintf("tools: meta tool %s has a bad schema: %v", e.Name, err)) // a bug caught by every test
 		}
 		// Token costs are counted on first use: loading the tokenizer's vocabulary is
 		// most of the CPU of a CLI command or of `serve` printing its URL.
-		p.meta[d.Name] = &record{entry: e, def: d, schema: rs}
+		def := Definition{Name: e.Name, Description: e.Description, Parameters: e.InputSchema}
+		e.InputSchema = params
+		p.meta[e.Name] = &record{entry: e, def: def, schema: rs}
 	}
 	p.invoke = p.meta[invokeName]
 	p.readDef = p.meta[readResultName].def
@@ -192,16 +227,7 @@ type searchHit struct {
 }
 
 // search is tool_search: keyword and namespace search over the folded tools only.
-func (p *Pipeline) search(ctx context.Context, raw json.RawMessage, _ func(Progress)) (Result, error) {
-	var a struct {
-		Query     string `json:"query"`
-		Namespace string `json:"namespace"`
-		Verbose   bool   `json:"verbose"`
-		Limit     int    `json:"limit"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return Result{}, err
-	}
+func (p *Pipeline) search(ctx context.Context, a searchInput, _ func(Progress)) (Result, error) {
 	call, scope, pool := p.metaContext(ctx)
 	folded := p.reg.folded(scope, pool)
 	if len(folded) == 0 {
@@ -335,13 +361,7 @@ func searchScore(e *Entry, terms []string) (matched, score int) {
 }
 
 // inspect is tool_inspect: a tool's full signature; records it in the ledger.
-func (p *Pipeline) inspect(ctx context.Context, raw json.RawMessage, _ func(Progress)) (Result, error) {
-	var a struct {
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return Result{}, err
-	}
+func (p *Pipeline) inspect(ctx context.Context, a inspectInput, _ func(Progress)) (Result, error) {
 	call, scope, pool := p.metaContext(ctx)
 	rec := resolve(pool, a.Name)
 	if rec == nil {
@@ -395,9 +415,12 @@ func (p *Pipeline) targetNotFound(name string, pool []*record, scope Scope) *app
 }
 
 // runInvoke is tool_invoke: gates, then the target through the same pipeline.
-func (p *Pipeline) runInvoke(ctx context.Context, call Call, v any, emit func(Progress), depth int) Outcome {
-	m, _ := v.(map[string]any)
-	name, _ := m["name"].(string)
+func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessage, emit func(Progress), depth int) Outcome {
+	in, err := decodeInput[invokeInput](args)
+	if err != nil {
+		return argsInvalid(invokeName, err.Error(), "")
+	}
+	name := in.Name
 	refuse := func(code apperr.Code, msg string) Outcome {
 		return Outcome{Status: StatusError, Content: "Error: " + msg, Err: apperr.New(code, "%s", msg).WithParam("name", name)}
 	}
@@ -419,13 +442,13 @@ func (p *Pipeline) runInvoke(ctx context.Context, call Call, v any, emit func(Pr
 		return refuse(apperr.ToolNotInspected, fmt.Sprintf("inspect %s with tool_inspect (or tool_search with verbose=true) "+
 			"before invoking it, so you know its parameters.", target))
 	}
-	args := []byte("{}")
-	if a, ok := m["arguments"]; ok && a != nil {
-		args, _ = json.Marshal(a)
-	}
 	inner := call
 	inner.Name = target
-	inner.Arguments = string(args)
+	inner.Arguments = "{}"
+	if in.Arguments != nil {
+		b, _ := json.Marshal(in.Arguments)
+		inner.Arguments = string(b)
+	}
 	return p.runOne(ctx, inner, emit, depth+1)
 }
 
@@ -437,15 +460,7 @@ func (o Outcome) withReason(reason string) Outcome {
 }
 
 // readResult is tool_read_result: a byte range of a spilled result of this session.
-func (p *Pipeline) readResult(ctx context.Context, raw json.RawMessage, _ func(Progress)) (Result, error) {
-	var a struct {
-		CallID string `json:"call_id"`
-		Offset int    `json:"offset"`
-		Length int    `json:"length"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return Result{}, err
-	}
+func (p *Pipeline) readResult(ctx context.Context, a readResultInput, _ func(Progress)) (Result, error) {
 	call, _ := CallFromContext(ctx)
 	session := sessionOf(call)
 	path := filepath.Join(p.sessionDir(session), safeFileName(a.CallID, "call")+".txt")

@@ -22,16 +22,9 @@ const mcpReadableBudget = MaxWireNameLen - 5 - 2 - 1 - mcpHashLen
 // MCPNamespacePrefix starts the namespace of every MCP server's tools: "mcp:<serverId>".
 const MCPNamespacePrefix = "mcp:"
 
-// The namespaces of Cairn's built-in toolsets and of the meta tools.
-const (
-	NamespaceWeb      = "web"
-	NamespaceKB       = "kb"
-	NamespaceFile     = "file"
-	NamespaceSandbox  = "sandbox"
-	NamespaceSkill    = "skill"
-	NamespaceLocation = "location"
-	NamespaceMeta     = "meta"
-)
+// NamespaceMeta is the namespace of the meta tools. A built-in capability's namespace is
+// its name (backend/capability).
+const NamespaceMeta = "meta"
 
 // MCPNamespace is the namespace of one MCP server's tools, keyed by its stable id so a
 // renamed server keeps its tools.

@@ -83,7 +83,7 @@ func TestMCPNameNoCollisions(t *testing.T) {
 }
 
 func TestBuiltinAndMetaNames(t *testing.T) {
-	if got := BuiltinName(NamespaceWeb, "search"); got != "web_search" {
+	if got := BuiltinName("web", "search"); got != "web_search" {
 		t.Fatalf("BuiltinName = %q", got)
 	}
 	if got := MetaName("search"); got != searchName {

@@ -237,7 +237,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 		return argsInvalid(e.Name, msg, "")
 	}
 	if rec == p.invoke {
-		return p.runInvoke(ctx, call, v, emit, depth)
+		return p.runInvoke(ctx, call, args, emit, depth)
 	}
 
 	ctx = withCall(ctx, call)

@@ -387,6 +387,8 @@ func (r *Registry) prepare(ns string, entries []Entry) ([]*record, error) {
 
 func (r *Registry) prepareOne(e Entry) (*record, error) {
 	switch {
+	case e.invalid != nil:
+		return nil, invalidEntry(e.Name, e.invalid.Error())
 	case !ValidWireName(e.Name):
 		return nil, invalidEntry(e.Name, "wire name must be 1..63 characters of [a-zA-Z0-9_-]")
 	case isMetaName(e.Name):

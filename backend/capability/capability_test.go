@@ -1,0 +1,97 @@
+package capability
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-app/cairn/backend/settings"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+func ok(name string) Capability {
+	return Capability{Name: name, Label: "chat:tools.namespace." + name, Icon: "tool"}
+}
+
+// TestCheckFindsClaimsMadeTwice: every mistake a capability can make in the list is named.
+func TestCheckFindsClaimsMadeTwice(t *testing.T) {
+	withSecret := func(c Capability, n string) Capability { c.Secrets = []string{n}; return c }
+	withSetting := func(c Capability, k string) Capability {
+		c.Settings = []settings.Spec{{Key: k, Type: settings.Bool, Default: false, Section: "general"}}
+		return c
+	}
+	withCommand := func(c Capability, n string) Capability { c.Commands = []Command{{Name: n}}; return c }
+	tests := []struct {
+		name string
+		list List
+		want string // "" = sound
+	}{
+		{"sound", List{ok("web"), withSecret(ok("kb"), "embeddings.apiKey")}, ""},
+		{"name with a capital", List{ok("Web")}, "lowercase"},
+		{"name with a separator", List{ok("my_web")}, "lowercase"},
+		{"name twice", List{ok("web"), ok("web")}, `capability "web" is claimed`},
+		{"no icon", List{{Name: "web", Label: "x"}}, "label and an icon"},
+		{"secret twice", List{withSecret(ok("web"), "k"), withSecret(ok("kb"), "k")}, `secret "k" is claimed by web and kb`},
+		{"setting twice", List{withSetting(ok("web"), "web.x"), withSetting(ok("kb"), "web.x")}, `setting "web.x"`},
+		{"one of Cairn's settings", List{withSetting(ok("web"), "general.theme")}, "Cairn's own"},
+		{"command twice", List{withCommand(ok("web"), "search"), withCommand(ok("kb"), "search")}, `command "search"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.list.Check()
+			if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Fatalf("Check = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDerivedLists: the window's toolsets, the choosable ones and a new session's
+// defaults per kind come from the declarations.
+func TestDerivedLists(t *testing.T) {
+	sandbox := ok("sandbox")
+	sandbox.On = Sessions{Task: true}
+	mcp := ok("mcp")
+	mcp.On = Sessions{Chat: true, Task: true}
+	meta := ok("meta")
+	meta.Fixed = true
+	l := List{ok("web"), sandbox, mcp, meta}
+	if got := l.Choosable(); !slices.Equal(got, []string{"web", "sandbox", "mcp"}) {
+		t.Fatalf("choosable = %v", got)
+	}
+	if got := l.Defaults("chat"); !slices.Equal(got, []string{"mcp"}) {
+		t.Fatalf("chat defaults = %v", got)
+	}
+	if got := l.Defaults("task"); !slices.Equal(got, []string{"sandbox", "mcp"}) {
+		t.Fatalf("task defaults = %v", got)
+	}
+	ts := l.Toolsets()
+	if len(ts) != 4 || ts[3] != (Toolset{Name: "meta", Label: "chat:tools.namespace.meta", Icon: "tool", Fixed: true}) || !ts[2].Chat || !ts[1].Task || ts[1].Chat {
+		t.Fatalf("toolsets = %+v", ts)
+	}
+}
+
+// TestToolEntriesApplyWithTheToolset: a capability's tool is in its namespace, carries its
+// instruction and takes part only where its toolset is on and its own Applies holds.
+func TestToolEntriesApplyWithTheToolset(t *testing.T) {
+	c := ok("web")
+	c.Instruction = "Cite sources."
+	run := func(context.Context, struct{}, func(tools.Progress)) (tools.Result, error) {
+		return tools.Result{}, nil
+	}
+	plain := tools.Typed(tools.TypedTool[struct{}]{Name: "web_search", Description: "Search", Run: run})
+	vision := tools.Typed(tools.TypedTool[struct{}]{Name: "web_shot", Description: "Screenshot", Run: run,
+		Applies: func(s tools.Scope) bool { return s.Model.Vision }})
+	es := c.ToolEntries([]tools.Entry{plain, vision})
+	on := tools.Scope{Toolsets: []string{"web"}}
+	if es[0].Namespace != "web" || es[0].Instruction != "Cite sources." || !es[0].Applies(on) || es[0].Applies(tools.Scope{}) {
+		t.Fatalf("entry %+v", es[0])
+	}
+	if es[1].Applies(on) || !es[1].Applies(tools.Scope{Toolsets: []string{"web"}, Model: tools.ModelCaps{Vision: true}}) {
+		t.Fatal("the tool's own Applies is not kept")
+	}
+	if !c.Owns("web") || c.Owns("webx") || !ok("mcp").Owns("mcp:abc") {
+		t.Fatal("Owns")
+	}
+}

@@ -1,0 +1,105 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/capability"
+	"github.com/cairn-app/cairn/backend/file"
+	"github.com/cairn-app/cairn/backend/kb"
+	"github.com/cairn-app/cairn/backend/location"
+	"github.com/cairn-app/cairn/backend/sandbox"
+	"github.com/cairn-app/cairn/backend/skill"
+	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/cairn-app/cairn/backend/web"
+)
+
+// Capabilities is Cairn's one list of capabilities, in the order the window lists their
+// toolsets. Adding a capability is its package, its locale strings and one line here;
+// every other list (toolsets, their defaults and icons, secrets, settings, commands) is
+// derived from this one.
+func Capabilities() capability.List {
+	return capability.List{
+		web.Capability(),
+		kb.Capability(),
+		file.Capability(),
+		sandbox.Capability(),
+		skill.Capability(),
+		location.Capability(),
+		mcpCapability(),
+		metaCapability(),
+	}
+}
+
+// mcpCapability is the user's MCP servers. Their tools are each server's namespace
+// ("mcp:<serverId>") under the toolset "mcp"; the MCP manager, which Open builds before
+// chat so that runs stop before their servers do, keeps them in the registry.
+func mcpCapability() capability.Capability {
+	return capability.Capability{
+		Name: "mcp", Label: "chat:tools.namespace.mcp", Icon: "plug",
+		On: capability.Sessions{Chat: true, Task: true},
+	}
+}
+
+// metaCapability is the tools that reach folded tools and spilled results (tool_search,
+// tool_inspect, tool_invoke, tool_read_result): the pipeline itself provides them, in
+// every session that has tools.
+func metaCapability() capability.Capability {
+	return capability.Capability{
+		Name: tools.NamespaceMeta, Label: "chat:tools.namespace.meta", Icon: "layers", Fixed: true,
+	}
+}
+
+// CapabilityEnv is what capability c is opened with on these services.
+func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
+	return capability.Env{
+		DataDir: s.DataDir, DB: s.DB, Bus: s.Bus, Settings: s.Settings, Secrets: s.Secrets, Log: s.Log.With("capability", c.Name),
+		Replace: func(ns string, entries []tools.Entry) error {
+			if ns == "" {
+				ns = c.Name
+			}
+			if !c.Owns(ns) {
+				return fmt.Errorf("capability %s cannot replace the tools of namespace %s", c.Name, ns)
+			}
+			return s.Tools.ReplaceNamespace(ns, c.ToolEntries(entries))
+		},
+	}
+}
+
+// openCapabilities registers every capability's tools and starts those with an Open; each
+// closes before the services it was opened with.
+func (s *Services) openCapabilities(ctx context.Context) error {
+	for _, c := range s.Capabilities {
+		if len(c.Tools) > 0 {
+			if err := s.Tools.Register(c.ToolEntries(c.Tools)...); err != nil {
+				return fmt.Errorf("capability %s: %w", c.Name, err)
+			}
+		}
+		if c.Open == nil {
+			continue
+		}
+		env := s.CapabilityEnv(c)
+		opened, err := c.Open(ctx, env)
+		if err != nil {
+			return fmt.Errorf("capability %s: %w", c.Name, err)
+		}
+		if opened.Close != nil {
+			s.closers = append(s.closers, opened.Close)
+		}
+		if opened.Tools != nil {
+			if err := env.Replace(c.Name, opened.Tools); err != nil {
+				return fmt.Errorf("capability %s: %w", c.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkCapabilities turns a mistake in the list into the error Open returns.
+func checkCapabilities(l capability.List) error {
+	if err := l.Check(); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "capabilities")
+	}
+	return nil
+}
