@@ -166,6 +166,12 @@ func (p *Process) stop(grace time.Duration) error {
 	if !exited && !wait(5*time.Second) {
 		return fmt.Errorf("process %d did not exit after SIGKILL", p.pgid)
 	}
+	// SIGKILL is delivered when a member next runs: on a busy machine the others may
+	// take a moment to die after the leader. Stop returns once they are gone (or a
+	// second has passed), so "stopped" means no process of the group is left.
+	for deadline := time.Now().Add(time.Second); GroupAlive(p.pgid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // the members are not our children: nothing to wait on
+	}
 	return nil
 }
 
