@@ -117,7 +117,9 @@ const (
 	MCPServerInvalid   Code = "mcp_server_invalid"
 	MCPImportInvalid   Code = "mcp_import_invalid"
 	MCPImportTooMany   Code = "mcp_import_too_many"
-	FileSaveFailed     Code = "file_save_failed"
+	// MCPCredentialNotMoved is a warning, not a failure: the save went through.
+	MCPCredentialNotMoved Code = "mcp_credential_not_moved"
+	FileSaveFailed        Code = "file_save_failed"
 
 	// Remote images in answers and tool results, loaded on the user's click.
 	ImageURLInvalid     Code = "image_url_invalid"
@@ -212,22 +214,23 @@ var catalogue = map[Code]def{
 	PermissionRuleNotFound:    {action: openSettings("permissions")},
 	PermissionModeInvalid:     {action: openSettings("permissions")},
 
-	MCPCommandNotFound: {action: openSettings("mcp")},
-	MCPUnreachable:     {action: retry},
-	MCPExited:          {action: openSettings("mcp")},
-	MCPConnectTimeout:  {action: retry},
-	MCPConnectFailed:   {action: openSettings("mcp")},
-	MCPAuthRequired:    {action: openSettings("mcp")}, // a server's status carries {kind: "mcp-sign-in", target: <serverId>}
-	MCPAuthRejected:    {action: openSettings("mcp")},
-	MCPAuthFailed:      {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
-	MCPAuthTimeout:     {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
-	MCPAuthUnsupported: {action: openSettings("mcp")},
-	MCPServerNotFound:  {},
-	MCPServerDisabled:  {action: openSettings("mcp")},
-	MCPServerExists:    {},
-	MCPServerInvalid:   {},
-	MCPImportInvalid:   {},
-	MCPImportTooMany:   {},
+	MCPCommandNotFound:    {action: openSettings("mcp")},
+	MCPUnreachable:        {action: retry},
+	MCPExited:             {action: openSettings("mcp")},
+	MCPConnectTimeout:     {action: retry},
+	MCPConnectFailed:      {action: openSettings("mcp")},
+	MCPAuthRequired:       {action: openSettings("mcp")}, // a server's status carries {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthRejected:       {action: openSettings("mcp")},
+	MCPAuthFailed:         {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthTimeout:        {action: openSettings("mcp")}, // with a server: {kind: "mcp-sign-in", target: <serverId>}
+	MCPAuthUnsupported:    {action: openSettings("mcp")},
+	MCPServerNotFound:     {},
+	MCPServerDisabled:     {action: openSettings("mcp")},
+	MCPServerExists:       {},
+	MCPServerInvalid:      {},
+	MCPImportInvalid:      {},
+	MCPImportTooMany:      {},
+	MCPCredentialNotMoved: {},
 
 	ImageURLInvalid:     {},
 	ImageAddressRefused: {},

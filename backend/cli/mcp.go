@@ -232,6 +232,11 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(e.Name), e.Status, termtext.Line(why))
 			}
 			tw.Flush()
+			for _, e := range rep.Entries {
+				for _, w := range e.Warnings {
+					fmt.Fprintf(env.Stderr, "warning: %s\n", termtext.Line(env.Localize(w)))
+				}
+			}
 			fmt.Fprintf(env.Stdout, "%d imported, %d updated, %d unchanged, %d rejected\n", rep.Imported, rep.Updated, rep.Unchanged, rep.Rejected)
 		}
 		if rep.Rejected > 0 {
@@ -246,7 +251,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		}
 		env.Stdout.Write(termtext.JSON([]byte(ex.JSON)))
 		for _, w := range ex.WithheldSecrets {
-			fmt.Fprintf(env.Stderr, "left empty (secret): %s — use --include-secrets to export it\n", termtext.Line(w))
+			fmt.Fprintf(env.Stderr, "withheld (secret): %s — use --include-secrets to export it\n", termtext.Line(w))
 		}
 		return nil
 

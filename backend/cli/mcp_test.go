@@ -144,3 +144,34 @@ func TestMCPOutputEscaped(t *testing.T) {
 		t.Fatalf("export no longer means the same: %v %q", err, r.stdout)
 	}
 }
+
+// TestMCPImportMovesCredentials: credentials inside arguments are moved to the secret
+// store on import, left out of an export unless asked, and what cannot be moved is
+// warned about.
+func TestMCPImportMovesCredentials(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	cfg := `{"mcpServers": {"pg": {"command": "node", "args": ["x.js", "postgresql://u:cli-pw-123456@h/db", "{\"token\": \"abcdef123456\"}"]}}}`
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", "mcp", "import", file)
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, "args[3] looks like it holds a credential") {
+		t.Fatalf("import: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "export")
+	if r.code != 0 || strings.Contains(r.stdout, "cli-pw-123456") || !strings.Contains(r.stdout, "{{cairn-secret:password}}") ||
+		!strings.Contains(r.stderr, "withheld (secret): pg: password") {
+		t.Fatalf("export: %q %q", r.stdout, r.stderr)
+	}
+	r = run(t, dir, "", "mcp", "export", "--include-secrets")
+	if r.code != 0 || !strings.Contains(r.stdout, "postgresql://u:cli-pw-123456@h/db") {
+		t.Fatalf("export --include-secrets: %q %q", r.stdout, r.stderr)
+	}
+	db, err := os.ReadFile(filepath.Join(dir, "cairn.db"))
+	if err != nil || strings.Contains(string(db), "cli-pw-123456") {
+		t.Fatalf("the database holds the password (%v)", err)
+	}
+}

@@ -71,6 +71,9 @@ type Server struct {
 	// (and in plan mode). Off, they ask like any other tool. On when nil: a new server
 	// gets it, and a save without it keeps the stored choice. Views always carry it.
 	TrustReadOnlyHints *bool `json:"trustReadOnlyHints,omitempty"`
+	// Credentials are the secrets moved out of the texts above (see Credential); set by
+	// Cairn, ignored on input.
+	Credentials []Credential `json:"credentials,omitempty"`
 }
 
 // trustsHints says whether the server's read-only annotations are honoured.
@@ -102,6 +105,7 @@ func (s Server) clone() Server {
 	s.Env = slices.Clone(s.Env)
 	s.Headers = slices.Clone(s.Headers)
 	s.Roots = slices.Clone(s.Roots)
+	s.Credentials = slices.Clone(s.Credentials)
 	return s
 }
 

@@ -60,11 +60,14 @@ func (c *conn) close() {
 	}
 }
 
-// resolved is a server config with its secret values, ready to start.
+// resolved is a server config with its secret values, ready to start. Server keeps the
+// placeholders of moved credentials (for logs and errors); args and url have the values.
 type resolved struct {
 	Server
 	env     map[string]string
 	headers map[string]string
+	args    []string
+	url     string
 }
 
 // dial connects to a server: starts the process or opens the HTTP session, negotiates
@@ -231,7 +234,7 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 			WithParam("server", rc.Name).WithParam("command", rc.Command).WithParam("path", searched)
 	}
 	dec := s.log.Stderr()
-	p, err := proc.Start(proc.Spec{Path: path, Args: rc.Args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids})
+	p, err := proc.Start(proc.Spec{Path: path, Args: rc.args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids})
 	if err != nil {
 		s.log.Eventf("cannot start %s: %v", path, err)
 		return nil, apperr.Wrap(err, apperr.MCPConnectFailed, "start %s", path).
@@ -363,7 +366,7 @@ func (m *Manager) dialHTTP(ctx context.Context, s *server, client *mcp.Client, o
 	if rc.Transport == TransportHTTP {
 		tap := &httpTap{base: m.http, headers: rc.headers}
 		hc := &http.Client{Transport: tap}
-		t := &mcp.StreamableClientTransport{Endpoint: rc.URL, HTTPClient: hc, OAuthHandler: m.oauthFor(rc.Server)}
+		t := &mcp.StreamableClientTransport{Endpoint: rc.url, HTTPClient: hc, OAuthHandler: m.oauthFor(rc.Server)}
 		sctx, detach, cancel := m.sessionContext(ctx)
 		cs, err := client.Connect(sctx, t, opts)
 		if err == nil && detach() {
@@ -392,7 +395,7 @@ func (m *Manager) dialHTTP(ctx context.Context, s *server, client *mcp.Client, o
 
 func (m *Manager) dialSSE(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
 	tap := &httpTap{base: m.sseTransport(rc.Server), headers: rc.headers, anyMethod: true}
-	t := &mcp.SSEClientTransport{Endpoint: rc.URL, HTTPClient: &http.Client{Transport: tap}}
+	t := &mcp.SSEClientTransport{Endpoint: rc.url, HTTPClient: &http.Client{Transport: tap}}
 	sctx, detach, cancel := m.sessionContext(ctx)
 	cs, err := client.Connect(sctx, t, opts)
 	if err == nil && !detach() {

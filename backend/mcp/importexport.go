@@ -27,6 +27,9 @@ type ImportEntry struct {
 	ID     string        `json:"id,omitempty"`
 	Reason string        `json:"reason,omitempty"`
 	Error  *apperr.Error `json:"error,omitempty"`
+	// Warnings name texts that look like credentials but could not be moved to the
+	// keyring (mcp_credential_not_moved); the entry was imported all the same.
+	Warnings []*apperr.Error `json:"warnings,omitempty"`
 }
 
 // ImportReport says per entry what happened, in the order of the input.
@@ -80,7 +83,7 @@ func (m *Manager) Import(ctx context.Context, data []byte) (ImportReport, error)
 			out.reject(err)
 		}
 		if ch != nil {
-			out.ID = ch.stored.ID
+			out.ID, out.Warnings = ch.stored.ID, ch.warnings
 			changes = append(changes, *ch)
 		} else if old := existing[strings.ToLower(srv.Name)]; err == nil && old != nil {
 			out.ID = old.ID
@@ -174,6 +177,7 @@ func (m *Manager) resolveVars(s Server) (Server, error) {
 	for i, v := range s.Headers {
 		s.Headers[i].Value = rc.headers[v.Name]
 	}
+	s.Args, s.URL = rc.args, rc.url
 	return s, nil
 }
 
@@ -445,6 +449,11 @@ func (m *Manager) Export(ctx context.Context, includeSecrets bool) (Export, erro
 		}
 		if !s.Enabled {
 			entry["disabled"] = true
+		}
+		if !includeSecrets {
+			for _, c := range s.Credentials { // the texts keep the placeholders
+				out.WithheldSecrets = append(out.WithheldSecrets, s.Name+": "+c.Name)
+			}
 		}
 		key, _ := json.Marshal(s.Name)
 		val, err := json.MarshalIndent(entry, "    ", "  ")

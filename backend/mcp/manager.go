@@ -373,12 +373,18 @@ func (m *Manager) loginEnv() map[string]string {
 	return m.env
 }
 
-// resolve adds the secret values to a config.
+// resolve adds the secret values to a config: secret env and header values, and the
+// moved credentials its texts refer to (placeholders of credentials not stored become
+// empty).
 func (m *Manager) resolve(s Server) (resolved, error) {
 	rc := resolved{Server: s, env: map[string]string{}, headers: map[string]string{}}
+	creds, err := m.credentialValues(s)
+	if err != nil {
+		return rc, err
+	}
 	get := func(kind string, v Var) (string, error) {
 		if !v.Secret {
-			return v.Value, nil
+			return expand(v.Value, creds), nil
 		}
 		if m.secrets == nil {
 			return "", nil
@@ -400,7 +406,32 @@ func (m *Manager) resolve(s Server) (resolved, error) {
 		}
 		rc.headers[v.Name] = val
 	}
+	for _, a := range s.Args {
+		rc.args = append(rc.args, expand(a, creds))
+	}
+	rc.url = expand(s.URL, creds)
 	return rc, nil
+}
+
+// credentialValues reads the values of the credentials a config's texts refer to.
+func (m *Manager) credentialValues(s Server) (map[string]string, error) {
+	out := map[string]string{}
+	if m.secrets == nil {
+		return out, nil
+	}
+	for _, f := range plainFields(&s) {
+		for _, sub := range placeholderRE.FindAllStringSubmatch(*f.text, -1) {
+			if _, done := out[sub[1]]; done {
+				continue
+			}
+			v, _, err := m.secrets.Get(secretKey(s.ID, "cred", sub[1]))
+			if err != nil {
+				return nil, err
+			}
+			out[sub[1]] = v
+		}
+	}
+	return out, nil
 }
 
 func (m *Manager) publish(typ string, data any) {

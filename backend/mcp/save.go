@@ -19,13 +19,32 @@ type change struct {
 	writes    map[string]string // secret store name → value to write
 	deletes   []string          // secret store names no longer used, removed after the commit
 	newSecret bool              // a secret value was written: the server restarts
+	warnings  []*apperr.Error   // texts that look like credentials but could not be moved
 }
 
-// prepare splits a normalized config into its row and its secret values. old is the
-// stored config of the same server (nil when it is new).
+// prepare splits a normalized config into its row and its secret values: credentials
+// inside its texts are moved out first (moveCredentials). old is the stored config of the
+// same server (nil when it is new).
 func (m *Manager) prepare(in Server, old *Server) (change, error) {
 	ch := change{old: old, writes: map[string]string{}}
+	var stored []string
+	if old != nil {
+		stored = credentialNames(old.Credentials)
+	}
+	mv, err := moveCredentials(&in, stored)
+	if err != nil {
+		return change{}, err
+	}
+	ch.warnings = mv.warnings
 	want := map[string]bool{}
+	in.Credentials = nil
+	for _, n := range mv.names {
+		in.Credentials = append(in.Credentials, Credential{Name: n})
+		want[secretKey(in.ID, "cred", n)] = true
+		if v, ok := mv.values[n]; ok {
+			ch.writes[secretKey(in.ID, "cred", n)] = v
+		}
+	}
 	for _, kv := range []struct {
 		kind string
 		vs   []Var
@@ -75,6 +94,9 @@ func secretKeys(s Server) []string {
 		if v.Secret {
 			out = append(out, secretKey(s.ID, "header", v.Name))
 		}
+	}
+	for _, c := range s.Credentials {
+		out = append(out, secretKey(s.ID, "cred", c.Name))
 	}
 	return out
 }

@@ -25,6 +25,9 @@ type ServerView struct {
 	CachedAt int64      `json:"cachedAt,omitempty"` // unix ms of the catalog; 0 = never warmed
 	// Instructions are what the server tells the model (from initialize).
 	Instructions string `json:"instructions,omitempty"`
+	// Warnings (Save only) name texts that look like credentials but could not be moved
+	// to the keyring (mcp_credential_not_moved); the save went through.
+	Warnings []*apperr.Error `json:"warnings,omitempty"`
 }
 
 // Snapshot is the server list of Settings → MCP, stamped with the topic's seq.
@@ -99,6 +102,14 @@ func (m *Manager) mask(s Server) Server {
 	}
 	s.Env = mask("env", s.Env)
 	s.Headers = mask("header", s.Headers)
+	s.Credentials = slices.Clone(s.Credentials)
+	for i, c := range s.Credentials {
+		if m.secrets != nil {
+			if val, ok, err := m.secrets.Get(secretKey(s.ID, "cred", c.Name)); err == nil && ok {
+				s.Credentials[i].Set, s.Credentials[i].Last4 = true, secrets.Mask(val)
+			}
+		}
+	}
 	return s
 }
 
@@ -141,7 +152,9 @@ func (m *Manager) Save(ctx context.Context, in Server) (ServerView, error) {
 		return ServerView{}, err
 	}
 	m.applyChanges(ctx, []change{ch})
-	return m.view(ctx, ch.stored.ID)
+	v, err := m.view(ctx, ch.stored.ID)
+	v.Warnings = ch.warnings
+	return v, err
 }
 
 func (m *Manager) checkName(in Server) error {
@@ -177,15 +190,8 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	}
 	m.forgetSignIn(ctx, id)
 	if m.secrets != nil {
-		for _, v := range cfg.Env {
-			if v.Secret {
-				_ = m.secrets.Delete(ctx, secretKey(id, "env", v.Name))
-			}
-		}
-		for _, v := range cfg.Headers {
-			if v.Secret {
-				_ = m.secrets.Delete(ctx, secretKey(id, "header", v.Name))
-			}
+		for _, key := range secretKeys(cfg) {
+			_ = m.secrets.Delete(ctx, key)
 		}
 	}
 	m.mu.Lock()

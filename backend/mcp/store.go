@@ -17,14 +17,14 @@ import (
 type db struct{ *store.DB }
 
 const serverCols = `id, name, transport, command, args, env, secret_env, cwd, url, headers, secret_headers,
-	roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints`
+	roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints, credentials`
 
 func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 	var s Server
-	var args, env, secretEnv, headers, secretHeaders, roots string
+	var args, env, secretEnv, headers, secretHeaders, roots, creds string
 	var enabled, trust int
 	err := sc.Scan(&s.ID, &s.Name, &s.Transport, &s.Command, &args, &env, &secretEnv, &s.Cwd, &s.URL,
-		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled, &trust)
+		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled, &trust, &creds)
 	if err != nil {
 		return s, err
 	}
@@ -32,6 +32,11 @@ func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 	s = s.withTrust(trust != 0)
 	_ = json.Unmarshal([]byte(args), &s.Args)
 	_ = json.Unmarshal([]byte(roots), &s.Roots)
+	var names []string
+	_ = json.Unmarshal([]byte(creds), &names)
+	for _, n := range names {
+		s.Credentials = append(s.Credentials, Credential{Name: n})
+	}
 	s.Env = joinVars(env, secretEnv)
 	s.Headers = joinVars(headers, secretHeaders)
 	return s, nil
@@ -70,6 +75,14 @@ func splitVars(vs []Var) (plainJSON, secretJSON string) {
 	a, _ := json.Marshal(plain)
 	b, _ := json.Marshal(secret)
 	return string(a), string(b)
+}
+
+func credentialNames(cs []Credential) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 func jsonList(v []string) string {
@@ -133,16 +146,18 @@ func (d db) upsertAt(ctx context.Context, q execer, s Server, pos int64) error {
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
 		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints,
-		position, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		credentials, position, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 		CASE WHEN ? >= 0 THEN ? ELSE (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers) END, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, transport = excluded.transport, command = excluded.command,
 		args = excluded.args, env = excluded.env, secret_env = excluded.secret_env, cwd = excluded.cwd, url = excluded.url,
 		headers = excluded.headers, secret_headers = excluded.secret_headers, roots = excluded.roots,
 		connect_timeout_ms = excluded.connect_timeout_ms, call_timeout_ms = excluded.call_timeout_ms,
-		enabled = excluded.enabled, trust_read_only_hints = excluded.trust_read_only_hints, updated_at = excluded.updated_at`,
+		enabled = excluded.enabled, trust_read_only_hints = excluded.trust_read_only_hints,
+		credentials = excluded.credentials, updated_at = excluded.updated_at`,
 		s.ID, s.Name, string(s.Transport), s.Command, jsonList(s.Args), env, secretEnv, s.Cwd, s.URL,
-		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, trust, pos, pos, now, now)
+		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, trust,
+		jsonList(credentialNames(s.Credentials)), pos, pos, now, now)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint failed: mcp_servers.name") {
 			return apperr.Wrap(err, apperr.MCPServerExists, "mcp server %q exists", s.Name).WithParam("name", s.Name)

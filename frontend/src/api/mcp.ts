@@ -42,6 +42,19 @@ export interface McpServer {
    * carry it; on save, absent keeps the stored choice (on for a new server).
    */
   trustReadOnlyHints?: boolean;
+  /**
+   * Secrets Cairn moved out of the arguments, URL or plain values (a password in a URL,
+   * --api-key=…, ?token=…) into the keyring; the texts hold {{cairn-secret:<name>}} where
+   * each was. Views only; ignored on save.
+   */
+  credentials?: McpCredential[];
+}
+
+/** A credential kept in the keyring: whether it is stored and its last 4 characters. */
+export interface McpCredential {
+  name: string;
+  set?: boolean;
+  last4?: string;
 }
 
 /** One variable a stdio server's process starts with, by name only (GetMCPServerEnvironment). */
@@ -137,6 +150,8 @@ export interface McpServerView extends McpServer {
   /** Unix ms of the catalog; absent = never warmed. */
   cachedAt?: number;
   instructions?: string;
+  /** SaveMCPServer only: values that look like credentials but could not be moved (mcp_credential_not_moved). */
+  warnings?: AppError[];
 }
 
 /** ListMCPServers: the servers, stamped with topic `mcp`'s seq. */
@@ -171,6 +186,8 @@ export interface McpImportEntry {
   id?: string;
   reason?: string;
   error?: AppError;
+  /** Values that look like credentials but could not be moved (mcp_credential_not_moved). */
+  warnings?: AppError[];
 }
 
 export interface McpImportReport {

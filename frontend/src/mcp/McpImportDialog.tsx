@@ -174,6 +174,13 @@ function ImportReportView({ report }: { report: McpImportReport }) {
                 </div>
               )}
               {e.status !== "rejected" && e.reason && <span className="muted"> · {e.reason}</span>}
+              {e.status !== "rejected" && (e.warnings ?? []).length > 0 && (
+                <div className="mcp-import__why" data-testid="mcp-import-warnings">
+                  {e.warnings!.map((w, j) => (
+                    <ErrorView key={j} error={w} compact />
+                  ))}
+                </div>
+              )}
             </li>
           ))}
         </ul>

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, type AppError, type McpServerView, type McpTestReport, type McpTransport } from "../api";
+import { toAppError, useClient, type AppError, type McpCredential, type McpServerView, type McpTestReport, type McpTransport } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { McpTestReportView } from "./McpTestReport";
@@ -21,6 +21,8 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
   const [busy, setBusy] = useState<"save" | "test" | null>(null);
   const [error, setError] = useState<AppError | null>(null);
   const [report, setReport] = useState<McpTestReport | null>(null);
+  const [warnings, setWarnings] = useState<AppError[]>([]);
+  const [credentials, setCredentials] = useState<McpCredential[]>(server?.credentials ?? []);
   const id = useId();
   const ids = {
     name: `${id}-name`,
@@ -48,6 +50,13 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
     setError(null);
     try {
       const saved = await client.mcp.save(fromDraft(draft));
+      if (saved.warnings?.length) {
+        // Saved, but some values look like credentials Cairn could not move: stay open to say so.
+        setWarnings(saved.warnings);
+        setDraft(toDraft(saved));
+        setCredentials(saved.credentials ?? []);
+        return;
+      }
       onDone(saved);
     } catch (err) {
       setError(toAppError(err));
@@ -247,6 +256,15 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
         )}
       </div>
 
+      {credentials.length > 0 && <CredentialsNote credentials={credentials} />}
+      {warnings.length > 0 && (
+        <div className="mcp-form__warnings" role="status" data-testid="mcp-form-warnings">
+          <p>{t("mcp.credentials.savedWithWarnings")}</p>
+          {warnings.map((w, i) => (
+            <ErrorView key={i} error={w} compact />
+          ))}
+        </div>
+      )}
       {error && <ErrorView error={error} compact />}
       {report && <McpTestReportView report={report} onClose={() => setReport(null)} />}
 
@@ -334,5 +352,28 @@ function VarsEditor({ kind, vars, onChange }: { kind: "env" | "header"; vars: Va
       </button>
       {vars.some((v) => v.secret) && <p className="field__help">{t("mcp.vars.secretNote")}</p>}
     </div>
+  );
+}
+
+/** The credentials Cairn keeps in the keyring for this server, masked. */
+function CredentialsNote({ credentials }: { credentials: McpCredential[] }) {
+  const { t } = useTranslation("settings");
+  return (
+    <section className="mcp-form__credentials" aria-label={t("mcp.credentials.title")} data-testid="mcp-credentials">
+      <p className="field__label">
+        <Icon name="key" size={13} /> {t("mcp.credentials.title")}
+      </p>
+      <ul className="mcp-vars__list">
+        {credentials.map((c) => (
+          <li key={c.name} data-testid="mcp-credential">
+            <code>{c.name}</code>{" "}
+            <span className="muted">
+              {c.set ? (c.last4 ? t("mcp.vars.storedLast4", { last4: c.last4 }) : t("mcp.vars.stored")) : t("mcp.credentials.missing")}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <p className="field__help">{t("mcp.credentials.help", { marker: "{{cairn-secret:…}}" })}</p>
+    </section>
   );
 }

@@ -395,6 +395,36 @@ describe("Settings → MCP servers", () => {
     expect(within(screen.getByTestId("mcp-form")).getByTestId("mcp-form-trust-hints")).toBeChecked();
   });
 
+  it("shows the credentials kept in the keyring masked, and warns about values it could not move", async () => {
+    const backend = new FakeBackend();
+    backend.mcp.addServer({
+      name: "pg",
+      args: ["postgresql://admin:{{cairn-secret:password}}@db/app", '{"apiKey": "abcdef123456"}'],
+      credentials: [{ name: "password", set: true, last4: "w0rd" }],
+    });
+    backend.mcp.nextSaveWarnings = [
+      {
+        code: "mcp_credential_not_moved",
+        i18nKey: "errors.mcp_credential_not_moved",
+        params: { server: "pg", where: "args[2]" },
+        message: "mcp server pg: args[2] looks like it holds a credential",
+      },
+    ];
+    const { user } = open(backend);
+    const el = await item("pg");
+    await user.click(within(el).getByTestId("mcp-edit"));
+    const form = screen.getByTestId("mcp-form");
+    expect(within(form).getByTestId("mcp-form-args")).toHaveValue('postgresql://admin:{{cairn-secret:password}}@db/app\n{"apiKey": "abcdef123456"}');
+    const creds = within(form).getByTestId("mcp-credentials");
+    expect(within(creds).getByTestId("mcp-credential")).toHaveTextContent("password Stored, ends in w0rd");
+    expect(creds).toHaveTextContent("{{cairn-secret:…}} marks where each one goes");
+
+    await user.click(within(form).getByTestId("mcp-form-save"));
+    const warnings = await within(form).findByTestId("mcp-form-warnings");
+    expect(warnings).toHaveTextContent("pg: args[2] looks like it holds a credential that Cairn could not move to the keyring");
+    expect(screen.getByTestId("mcp-form")).toBeInTheDocument(); // stays open to say so
+  });
+
   it("names the environment variables a stdio server gets, never their values", async () => {
     const backend = new FakeBackend();
     backend.mcp.addServer({ name: "env", env: [{ name: "LOG_LEVEL", value: "debug" }, { name: "API_TOKEN", secret: true }] });

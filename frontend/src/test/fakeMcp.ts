@@ -55,6 +55,8 @@ export class FakeMcp {
   signInOpened = false;
   /** Servers saved from now on start in this state. */
   startState: McpStatus["state"] = "starting";
+  /** What the next SaveMCPServer reports as values it could not move to the keyring. */
+  nextSaveWarnings: AppError[] = [];
 
   constructor(
     private readonly publish: Publish,
@@ -166,7 +168,12 @@ export class FakeMcp {
     });
     if (isNew) s.enabled = input.enabled;
     s.status = { state: s.enabled ? this.startState : "disabled", since: Date.now() };
-    return this.changed(s);
+    const v = this.changed(s);
+    if (this.nextSaveWarnings.length) {
+      v.warnings = this.nextSaveWarnings;
+      this.nextSaveWarnings = [];
+    }
+    return v;
   }
 
   test(input: McpServer): McpTestReport {
