@@ -127,6 +127,12 @@ const (
 	ImageFetchFailed    Code = "image_fetch_failed"
 	ImageNotAnImage     Code = "image_not_an_image"
 	ImageTooLarge       Code = "image_too_large"
+
+	// Reading a web page for the model (parse_link / web_fetch, `cairn fetch`).
+	ParseLinkFailed      Code = "parse_link_failed"
+	FetchBlockedAddress  Code = "fetch_blocked_address"
+	FetchTooLarge        Code = "fetch_too_large"
+	FetchUnsupportedType Code = "fetch_unsupported_type"
 )
 
 var catalogue = map[Code]def{
@@ -237,4 +243,9 @@ var catalogue = map[Code]def{
 	ImageFetchFailed:    {action: retry},
 	ImageNotAnImage:     {},
 	ImageTooLarge:       {},
+
+	ParseLinkFailed:      {action: retry},
+	FetchBlockedAddress:  {action: openSettings("web-search")}, // where private hosts are allowed
+	FetchTooLarge:        {},
+	FetchUnsupportedType: {},
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 )
 
 // Resolver is the part of net.Resolver the guard uses; tests pass their own.
@@ -28,15 +29,23 @@ type DialFunc func(ctx context.Context, network, address string) (net.Conn, erro
 type Dialer struct {
 	Resolver Resolver
 	Dial     DialFunc
+	// AllowHosts are names (or address literals) the user allowed to be private: a name
+	// listed here may resolve to any address. Matched whole, without case or a final dot.
+	AllowHosts []string
 }
 
 // BlockedError is the refusal of an address that is not public.
 type BlockedError struct {
 	Host string
 	Addr netip.Addr
+	// Reason replaces the usual explanation when set.
+	Reason string
 }
 
 func (e *BlockedError) Error() string {
+	if e.Reason != "" {
+		return e.Host + " " + e.Reason
+	}
 	if e.Addr.IsValid() && e.Host != e.Addr.String() {
 		return fmt.Sprintf("%s resolves to %s, which is not a public internet address", e.Host, e.Addr)
 	}
@@ -55,15 +64,20 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", address, err)
 	}
+	if NumericHost(host) {
+		return nil, numericBlocked(host)
+	}
 	addrs, err := d.resolve(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	// Every address must pass, not only the first: which one a retry would use is not ours
-	// to choose.
-	for _, a := range addrs {
-		if !Public(a) {
-			return nil, &BlockedError{Host: host, Addr: a}
+	if !HostAllowed(d.AllowHosts, host) {
+		// Every address must pass, not only the first: which one a retry would use is not
+		// ours to choose.
+		for _, a := range addrs {
+			if !Public(a) {
+				return nil, &BlockedError{Host: host, Addr: a}
+			}
 		}
 	}
 	dial := d.Dial
@@ -136,4 +150,101 @@ func Public(a netip.Addr) bool {
 		}
 	}
 	return true
+}
+
+// NumericHost reports whether host is an IPv4 address written in a form other than four
+// decimal parts ("2130706433", "0177.0.0.1", "0x7f.1", "127.1"). Resolvers and browsers
+// read these as addresses, each its own way, so they are refused before any lookup rather
+// than guessed at.
+func NumericHost(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	if host == "" || strings.Contains(host, ":") {
+		return false
+	}
+	labels := strings.Split(host, ".")
+	if !numericLabel(labels[len(labels)-1]) {
+		return false
+	}
+	// A name whose last label is a number is an address by the URL standard's rule; only
+	// the canonical dotted quad is accepted as one.
+	a, err := netip.ParseAddr(host)
+	return err != nil || !a.Is4()
+}
+
+func numericLabel(l string) bool {
+	if l == "" {
+		return false
+	}
+	if len(l) > 1 && (l[0:2] == "0x" || l[0:2] == "0X") {
+		l = l[2:]
+		for _, r := range l {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range l {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// HostAllowed reports whether host is one of the allowed names, compared without case and
+// a final dot.
+func HostAllowed(allowed []string, host string) bool {
+	h := normalName(host)
+	for _, a := range allowed {
+		if a != "" && normalName(a) == h {
+			return true
+		}
+	}
+	return false
+}
+
+func normalName(h string) string {
+	h = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+	return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+}
+
+// localSuffixes are names that never leave the local network, whatever a resolver says.
+var localSuffixes = []string{".localhost", ".local", ".internal", ".home.arpa", ".lan"}
+
+// CheckName is the guard for a request a proxy resolves (the proxy may answer names with
+// made-up addresses, as fake-IP proxies do, so the dialled address says nothing): it
+// refuses an address literal that is not public, a numeric form, and names that are local
+// by definition (localhost, *.local, *.internal, …), unless allowed.
+func CheckName(host string, allowed []string) error {
+	if HostAllowed(allowed, host) {
+		return nil
+	}
+	if NumericHost(host) {
+		return numericBlocked(host)
+	}
+	h := normalName(host)
+	if a, err := netip.ParseAddr(h); err == nil {
+		if !Public(a) {
+			return &BlockedError{Host: host, Addr: a.WithZone("")}
+		}
+		return nil
+	}
+	if h == "localhost" || hasLocalSuffix(h) {
+		return &BlockedError{Host: host, Reason: "is a local network name"}
+	}
+	return nil
+}
+
+func hasLocalSuffix(h string) bool {
+	for _, s := range localSuffixes {
+		if strings.HasSuffix(h, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func numericBlocked(host string) error {
+	return &BlockedError{Host: host, Reason: "is an IPv4 address in a numeric form other than a.b.c.d, which is refused"}
 }

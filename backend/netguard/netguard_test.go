@@ -125,3 +125,93 @@ func TestDialerRefusesWhatIsNotPublic(t *testing.T) {
 		})
 	}
 }
+
+func TestNumericHost(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"2130706433", true},   // 127.0.0.1 as one decimal number
+		{"0177.0.0.1", true},   // octal
+		{"0x7f.0.0.1", true},   // hex part
+		{"0x7f000001", true},   // hex number
+		{"127.1", true},        // shorthand
+		{"017700000001", true}, // octal number
+		{"3232235777.", true},  // 192.168.1.1, final dot
+		{"127.0.0.1", false},   // canonical: checked as the address it is
+		{"93.184.215.14", false},
+		{"example.com", false},
+		{"1.example", false},
+		{"example.123abc", false},
+		{"::1", false},
+		{"::ffff:1.2.3.4", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := netguard.NumericHost(tt.host); got != tt.want {
+			t.Errorf("NumericHost(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+}
+
+func TestDialerRefusesNumericFormsAndHonoursAllowedHosts(t *testing.T) {
+	resolver := fakeResolver{"nas.home": {"192.168.1.20"}, "other.home": {"192.168.1.21"}}
+	var dialled []string
+	d := &netguard.Dialer{
+		Resolver:   resolver,
+		AllowHosts: []string{"NAS.home.", "10.0.0.9"},
+		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+			dialled = append(dialled, address)
+			c, s := net.Pipe()
+			s.Close()
+			return c, nil
+		},
+	}
+	for _, addr := range []string{"2130706433:80", "0177.0.0.1:80", "127.1:80", "other.home:80", "10.0.0.8:80"} {
+		if _, err := d.DialContext(context.Background(), "tcp", addr); !netguard.IsBlocked(err) {
+			t.Errorf("%s: err %v, want the guard's refusal", addr, err)
+		}
+	}
+	if len(dialled) != 0 {
+		t.Fatalf("dialled %v", dialled)
+	}
+	for _, addr := range []string{"nas.home:80", "10.0.0.9:80"} {
+		c, err := d.DialContext(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatalf("%s refused though allowed: %v", addr, err)
+		}
+		c.Close()
+	}
+	if len(dialled) != 2 || dialled[0] != "192.168.1.20:80" || dialled[1] != "10.0.0.9:80" {
+		t.Fatalf("dialled %v", dialled)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		host    string
+		allowed []string
+		blocked bool
+	}{
+		{"example.com", nil, false},
+		{"fake-ip.example", nil, false}, // the proxy resolves it; its address is not ours to see
+		{"93.184.215.14", nil, false},
+		{"127.0.0.1", nil, true},
+		{"[::1]", nil, true},
+		{"169.254.169.254", nil, true},
+		{"2130706433", nil, true},
+		{"localhost", nil, true},
+		{"api.localhost", nil, true},
+		{"printer.local", nil, true},
+		{"metadata.google.internal", nil, true},
+		{"router.home.arpa", nil, true},
+		{"printer.local", []string{"printer.local"}, false},
+		{"192.168.1.1", []string{"192.168.1.1"}, false},
+	}
+	for _, tt := range tests {
+		err := netguard.CheckName(tt.host, tt.allowed)
+		if got := netguard.IsBlocked(err); got != tt.blocked {
+			t.Errorf("CheckName(%q, %v) = %v, want blocked=%v", tt.host, tt.allowed, err, tt.blocked)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package webfetch
+
+import (
+	"context"
+	"net/url"
+	"strings"
+)
+
+// Fetch reads the page at raw (http or https) as Markdown. A failure is an *apperr.Error
+// whose message is the technical reason.
+func (f *Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
+	u, err := checkURL(raw)
+	if err != nil {
+		return Page{}, err
+	}
+	getCtx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
+	defer cancel()
+	resp, err := f.get(getCtx, u)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{URL: resp.url.String(), ContentType: resp.contentType, Bytes: len(resp.body)}
+	if p.URL != u.String() {
+		p.Requested = u.String()
+	}
+	switch ct := resp.contentType; {
+	case ct == "text/html" || ct == "application/xhtml+xml":
+		err = f.readHTML(ctx, &p, resp)
+	case ct == "application/pdf":
+		err = readPDF(&p, resp)
+	case isText(ct):
+		p.Markdown, p.Charset = decode(resp.body, resp.header)
+		p.Markdown = strings.TrimSpace(p.Markdown)
+	default:
+		return Page{}, unsupported(u, resp.header)
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	p.Markdown, p.Chars, p.Dropped = cut(p.Markdown, f.opt.MaxChars)
+	return p, nil
+}
+
+func isText(ct string) bool {
+	return strings.HasPrefix(ct, "text/") || ct == "application/json" || ct == "application/xml" ||
+		strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml")
+}
+
+func readPDF(p *Page, resp response) error {
+	text, title, err := pdfText(resp.body)
+	if err != nil {
+		return failed(resp.url, err)
+	}
+	p.Markdown, p.Title = text, title
+	if text == "" {
+		p.Note = "The PDF has no extractable text (it may be scanned images)."
+	}
+	return nil
+}
+
+// readHTML extracts the page; one whose static HTML has (almost) no text but runs scripts
+// is rendered in a headless Chromium when one is installed.
+func (f *Fetcher) readHTML(ctx context.Context, p *Page, resp response) error {
+	text, cs := decode(resp.body, resp.header)
+	p.Charset = cs
+	a, err := extractHTML(text, resp.url)
+	if err != nil {
+		return failed(resp.url, err)
+	}
+	if !a.readable() && a.scripts {
+		a = f.renderInstead(ctx, p, resp.url, a)
+	}
+	p.Title, p.Byline, p.Published, p.SiteName, p.Markdown = a.title, a.byline, a.published, a.siteName, a.markdown
+	return nil
+}
+
+func (f *Fetcher) renderInstead(ctx context.Context, p *Page, u *url.URL, static article) article {
+	if f.browser == "" {
+		p.Note = "The page's HTML has little or no readable text: it is probably built by JavaScript in the browser, and no Chromium is installed to render it."
+		return static
+	}
+	rctx, cancel := context.WithTimeout(ctx, f.opt.RenderTimeout)
+	defer cancel()
+	dom, err := f.render(rctx, u)
+	if err != nil {
+		p.Note = "The page's HTML has little or no readable text, and rendering it in headless Chromium failed: " + err.Error()
+		return static
+	}
+	a, err := extractHTML(dom, u)
+	if err != nil || strings.TrimSpace(a.markdown) == "" {
+		p.Note = "The page has no readable text, even rendered in headless Chromium."
+		return static
+	}
+	p.Rendered = true
+	return a
+}
