@@ -19,9 +19,11 @@ import (
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/tools"
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // leakKey is the provider key the fake provider echoes; no 8 characters of it in a row may
@@ -29,7 +31,8 @@ import (
 const leakKey = "sk-live-LEAKME0123456789abcdefXYZ"
 
 // TestKeysEchoedByAProviderOrAToolGoNowhere: a provider that answers 401 with the key in
-// its message (whole, cut, masked) and a tool whose error echoes it: the stored message,
+// its message (whole, cut, masked), a tool whose error echoes it and an MCP server whose
+// tool error echoes the token Cairn sends it: the stored message,
 // its parts, GetSession and the provider calls' answers through `cairn serve`, serve's log
 // and every published event hold no part of the key.
 func TestKeysEchoedByAProviderOrAToolGoNowhere(t *testing.T) {
@@ -79,6 +82,21 @@ func TestKeysEchoedByAProviderOrAToolGoNowhere(t *testing.T) {
 	// A tool error that echoes the key, then the answer.
 	fake.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "leaky_lookup", Arguments: `{}`}}}, llmtest.Reply{Text: "done"})
 	api.send(t, s, sess.ID)
+	// An MCP server whose tool error echoes the token Cairn sends it (a secret header).
+	mcpSrv := httptest.NewServer(sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return leakyMCP() }, nil))
+	t.Cleanup(mcpSrv.Close) // after s.Close has ended the client's open stream
+	view, err := s.MCP.Save(ctx, mcp.Server{Name: "leaky", Transport: mcp.TransportHTTP, URL: mcpSrv.URL, Enabled: true,
+		Headers: []mcp.Var{{Name: "Authorization", Value: "Bearer " + leakToken, Secret: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpTools, err := s.MCP.RefreshTools(ctx, view.ID)
+	if err != nil || len(mcpTools) != 1 {
+		t.Fatalf("MCP tools: %+v %v", mcpTools, err)
+	}
+	fake.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: mcpTools[0].WireName, Arguments: `{}`}}}, llmtest.Reply{Text: "done"})
+	api.send(t, s, sess.ID)
+
 	// A provider error on a call that serve logs: the model list of a provider that echoes
 	// the key it was sent.
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +120,7 @@ func TestKeysEchoedByAProviderOrAToolGoNowhere(t *testing.T) {
 	assertNoKey(t, "TestProvider's answer", body)
 
 	_, snap := api.post(t, "GetSession", []any{sess.ID})
-	if !strings.Contains(snap, "model_auth_failed") || !strings.Contains(snap, "tool-error") {
+	if !strings.Contains(snap, "model_auth_failed") || !strings.Contains(snap, "tool-error") || !strings.Contains(snap, "the token [redacted] is not valid") {
 		t.Fatalf("the test did not produce its errors: %s", snap)
 	}
 	assertNoKey(t, "GetSession", snap)
@@ -125,11 +143,29 @@ func TestKeysEchoedByAProviderOrAToolGoNowhere(t *testing.T) {
 	assertNoKey(t, "the events", all.String())
 }
 
+// leakToken is an MCP server's token, sent as a secret header, which its tool echoes.
+const leakToken = "mcp-tok-ZZLEAK9876543210qwerty"
+
+func leakyMCP() *sdkmcp.Server {
+	srv := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "lookup", Description: "looks up", Annotations: &sdkmcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest, _ struct{}) (*sdkmcp.CallToolResult, any, error) {
+			got := ""
+			if req.Extra != nil && req.Extra.Header != nil {
+				got = strings.TrimPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+			}
+			return &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: "the token " + got + " is not valid"}}}, nil, nil
+		})
+	return srv
+}
+
 func assertNoKey(t *testing.T, where, text string) {
 	t.Helper()
-	for i := 0; i+8 <= len(leakKey); i++ {
-		if strings.Contains(text, leakKey[i:i+8]) {
-			t.Fatalf("%s holds %q of the key:\n%s", where, leakKey[i:i+8], text)
+	for _, secret := range []string{leakKey, leakToken} {
+		for i := 0; i+8 <= len(secret); i++ {
+			if strings.Contains(text, secret[i:i+8]) {
+				t.Fatalf("%s holds %q of a secret:\n%s", where, secret[i:i+8], text)
+			}
 		}
 	}
 }

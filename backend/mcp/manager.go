@@ -100,6 +100,9 @@ type Config struct {
 	// Elicit answers servers' elicitation/create requests; nil means Cairn advertises no
 	// elicitation capability, so servers do not ask.
 	Elicit ElicitFunc
+	// Redact cleans every line of a server's log (its stderr, its log notifications, what
+	// Cairn notes) before it is kept, written to the log file or published; nil keeps them.
+	Redact func(string) string
 }
 
 // Manager owns every configured MCP server of one Cairn process. Create one per process
@@ -114,6 +117,7 @@ type Manager struct {
 	oauth   func(Server) auth.OAuthHandler
 	signIn  SignIn
 	elicit  ElicitFunc
+	redact  func(string) string
 	http    http.RoundTripper
 	pids    *proc.Registry
 
@@ -159,7 +163,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
-		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, http: tr, ctx: bctx, cancel: cancel,
+		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, redact: cfg.Redact, http: tr, ctx: bctx, cancel: cancel,
 		progress: newProgressRouter(),
 		reg:      cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
 	}

@@ -57,6 +57,9 @@ func (m *Manager) newServer(cfg Server) *server {
 	}
 	s.live = newLiveLog(func(l logring.Line) { m.publish(TypeLog, LogEvent{ServerID: cfg.ID, Line: l}) })
 	s.log = logring.New(m.opt.LogLines, m.logPath(cfg.ID), s.live.add)
+	if m.redact != nil {
+		s.log.SetFilter(m.redact)
+	}
 	return s
 }
 

@@ -157,6 +157,10 @@ func needlesOf(value string) []string {
 		}
 	}
 	vals = append(vals, value)
+	// "Bearer <token>", "Basic <base64>": a header value whose token is echoed alone.
+	if fields := strings.Fields(value); len(fields) > 1 {
+		vals = append(vals, fields...)
+	}
 	var out []string
 	for _, v := range vals {
 		if len(v) < MinLen {

@@ -68,6 +68,14 @@ func TestJSONValuesRedactTheirSecretFields(t *testing.T) {
 	}
 }
 
+func TestAHeaderValuesTokenIsRedactedAlone(t *testing.T) {
+	s := New()
+	s.Put("mcp.x.header.Authorization", "Bearer tok-0123456789abcdef")
+	if got := s.String("token tok-0123456789abcdef rejected; Bearer is fine"); got != "token [redacted] rejected; Bearer is fine" {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestNilAndEmptySetsRedactNothing(t *testing.T) {
 	var s *Set
 	if s.String(key) != key || s.Error(nil) != nil {

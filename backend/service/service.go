@@ -163,7 +163,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// The OAuth broker closes after the manager: sign-ins still waiting end then.
 	s.OAuth = oauth.New(oauth.Options{Secrets: s.Secrets, Log: log, Version: buildinfo.Get().Version})
 	s.closers = append(s.closers, s.OAuth.Close)
-	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log})
+	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log, Redact: red.String})
 	if err != nil {
 		s.Close()
 		return nil, err

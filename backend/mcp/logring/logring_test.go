@@ -1,6 +1,7 @@
 package logring
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,21 @@ func TestRingKeepsTheLastLinesAndTheFile(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", st.Mode())
+	}
+}
+
+func TestFilterCleansEveryLineFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "srv.log")
+	var seen []Line
+	r := New(10, path, func(l Line) { seen = append(seen, l) })
+	r.SetFilter(func(s string) string { return strings.ReplaceAll(s, "tok-secret-1", "[redacted]") })
+	_, _ = r.Stderr().Write([]byte("using tok-secret-1\n"))
+	r.Eventf("started with %s", "tok-secret-1")
+	_ = r.Close()
+	b, _ := os.ReadFile(path)
+	for _, where := range []string{string(b), fmt.Sprint(r.Lines(0)), fmt.Sprint(seen)} {
+		if strings.Contains(where, "tok-secret-1") || !strings.Contains(where, "[redacted]") {
+			t.Fatalf("not cleaned: %s", where)
+		}
 	}
 }

@@ -39,6 +39,16 @@ type Ring struct {
 	file  *os.File
 	size  int64
 	on    func(Line)
+	clean func(string) string // applied to every line before it is kept (SetFilter)
+}
+
+// SetFilter makes every later line pass through clean before it is kept, written or
+// announced: service.Open redacts known secrets a server prints. Call it before the ring
+// is used.
+func (r *Ring) SetFilter(clean func(string) string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clean = clean
 }
 
 // New returns a ring of capacity lines (DefaultCapacity when <= 0) that appends to path
@@ -53,9 +63,12 @@ func New(capacity int, path string, on func(Line)) *Ring {
 
 // Add appends a line.
 func (r *Ring) Add(stream, text string) {
-	l := Line{Time: time.Now().UnixMilli(), Stream: stream, Text: text}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.clean != nil {
+		text = r.clean(text)
+	}
+	l := Line{Time: time.Now().UnixMilli(), Stream: stream, Text: text}
 	if len(r.lines) < r.cap {
 		r.lines = append(r.lines, l)
 	} else {
