@@ -137,6 +137,8 @@ func TestErrorStatusAndShape(t *testing.T) {
 		{"*_exists naming rule", "Fail", `["mcp_server_exists", "x"]`, 409, "mcp_server_exists", nil, "", ""},
 		{"state conflict", "Fail", `["approval_already_decided", ""]`, 409, "approval_already_decided", nil, "", ""},
 		{"provider failures are a bad gateway", "Fail", `["model_unreachable", ""]`, 502, "model_unreachable", nil, "retry", ""},
+		{"a model the provider lacks is its answer", "Fail", `["model_not_found", ""]`, 502, "model_not_found", nil, "open-settings", "providers"},
+		{"too many import entries", "Fail", `["mcp_import_too_many", ""]`, 400, "mcp_import_too_many", nil, "", ""},
 		{"MCP failures are a bad gateway", "Fail", `["mcp_command_not_found", ""]`, 502, "mcp_command_not_found", nil, "open-settings", "mcp"},
 		{"other codes are server errors", "Fail", `["internal", ""]`, 500, "internal", nil, "", ""},
 		{"uncatalogued code becomes unknown", "Fail", `["no_such_code", ""]`, 500, "unknown", nil, "", ""},

@@ -42,10 +42,10 @@ func statusFor(code apperr.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case apperr.NotFound, apperr.MethodUnknown:
 		return http.StatusNotFound
-	case apperr.MCPCommandNotFound:
-		return http.StatusBadGateway // the server's program is missing, not what was asked for
+	case apperr.MCPCommandNotFound, apperr.ModelNotFound:
+		return http.StatusBadGateway // the server's program or the provider's model is missing, not what was asked for
 	case apperr.InvalidArgument, apperr.BadRequestBody, apperr.SecretEmpty, apperr.RemoteNotAllowed,
-		apperr.ProviderKeyHostMoved:
+		apperr.ProviderKeyHostMoved, apperr.MCPImportTooMany:
 		return http.StatusBadRequest
 	case apperr.SessionBusy, apperr.NoProvider, apperr.ProviderKeyMissing, apperr.ApprovalAlreadyDecided,
 		apperr.ApprovalInterrupted, apperr.ApprovalRuleUnavailable, apperr.ApprovalResumeUnavailable,
