@@ -312,6 +312,22 @@ describe("Settings → MCP servers", () => {
     expect(await within(dialog).findByTestId("error-view")).toHaveAttribute("data-error-code", "mcp_import_invalid");
   });
 
+  it("says which imported values look like credentials it could not move", async () => {
+    const backend = new FakeBackend();
+    backend.mcp.nextSaveWarnings = [
+      { code: "mcp_credential_not_moved", i18nKey: "errors.mcp_credential_not_moved", params: { server: "blob", where: "args[2]" }, message: "m" },
+    ];
+    const { user } = open(backend, "zh-CN");
+    await screen.findByTestId("mcp-empty");
+    await user.click(screen.getByTestId("mcp-import"));
+    const dialog = screen.getByTestId("mcp-import-dialog");
+    const json = JSON.stringify({ mcpServers: { blob: { command: "node", args: ["s.js", '{"token": "abcdef123456"}'] } } });
+    fireEvent.input(within(dialog).getByTestId("mcp-import-text"), { target: { value: json } });
+    await user.click(within(dialog).getByTestId("mcp-import-submit"));
+    const warnings = await within(dialog).findByTestId("mcp-import-warnings");
+    expect(warnings).toHaveTextContent("blob：args[2] 看起来包含凭据，但 Cairn 无法将其移入钥匙串");
+  });
+
   it("exports the JSON to copy or download and says which secrets were withheld", async () => {
     const backend = new FakeBackend();
     backend.mcp.addServer({ name: "gh", env: [{ name: "GITHUB_TOKEN", secret: true }, { name: "MODE", value: "ro" }] });

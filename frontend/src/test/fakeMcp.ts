@@ -214,7 +214,9 @@ export class FakeMcp {
         };
         if (!input.command && !input.url) throw err("mcp_server_invalid", { reason: "an entry needs a command or a url" }, "neither");
         const existed = Boolean(input.id);
-        entry.id = this.save(input).id;
+        const saved = this.save(input);
+        entry.id = saved.id;
+        entry.warnings = saved.warnings;
         entry.status = existed ? "updated" : "imported";
       } catch (x) {
         entry.status = "rejected";
