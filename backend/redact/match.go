@@ -223,7 +223,7 @@ func walk(ns []string, v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, vv := range x {
-			out[k] = walk(ns, vv)
+			out[redactWith(ns, k)] = walk(ns, vv)
 		}
 		return out
 	}
@@ -241,11 +241,11 @@ func (s *Set) JSON(raw []byte) []byte {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err == nil {
-		if out, err := json.Marshal(walk(ns, v)); err == nil && len(findSpans(string(out), ns)) == 0 {
+		if out, err := json.Marshal(walk(ns, v)); err == nil {
 			return out
 		}
 	}
-	// Not JSON, or a secret that spans the document's structure: the text itself.
+	// Not JSON (the bus never publishes such): the text itself, as a JSON string.
 	out, _ := json.Marshal(redactWith(ns, string(raw)))
 	return out
 }

@@ -151,16 +151,30 @@ func needlesOf(value string) []string {
 	value = strings.TrimSpace(value)
 	var vals []string
 	if strings.HasPrefix(value, "{") {
+		// A JSON document (an OAuth token and its client): its secret fields are what an
+		// error can echo; the document itself begins like any other JSON.
 		var obj map[string]any
 		if json.Unmarshal([]byte(value), &obj) == nil {
 			collect(obj, "", &vals)
+			return spellings(vals)
 		}
+	}
+	if u, err := url.Parse(value); err == nil && u.Scheme != "" && u.Host != "" {
+		// A URL holding a credential: what is secret is the credential, not the scheme and
+		// host every other address shares.
+		return spellings(urlParts(value, u))
 	}
 	vals = append(vals, value)
 	// "Bearer <token>", "Basic <base64>": a header value whose token is echoed alone.
 	if fields := strings.Fields(value); len(fields) > 1 {
 		vals = append(vals, fields...)
 	}
+	return spellings(vals)
+}
+
+// spellings lists the plain, JSON-escaped and URL-escaped forms of the values long enough
+// to be redacted.
+func spellings(vals []string) []string {
 	var out []string
 	for _, v := range vals {
 		if len(v) < MinLen {
@@ -172,6 +186,23 @@ func needlesOf(value string) []string {
 				out = append(out, n)
 			}
 		}
+	}
+	return out
+}
+
+// urlParts are the credentials in a URL: the password and the user:password pair, the
+// query's values. A URL with neither keeps its secret in the host or path, so it is
+// searched whole, from after the scheme.
+func urlParts(value string, u *url.URL) []string {
+	var out []string
+	if pw, ok := u.User.Password(); ok {
+		out = append(out, pw, u.User.String())
+	}
+	for _, vs := range u.Query() {
+		out = append(out, vs...)
+	}
+	if len(out) == 0 {
+		out = append(out, strings.TrimPrefix(value, u.Scheme+"://"))
 	}
 	return out
 }

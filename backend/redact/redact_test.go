@@ -76,6 +76,39 @@ func TestAHeaderValuesTokenIsRedactedAlone(t *testing.T) {
 	}
 }
 
+func TestAJSONSecretDoesNotMatchOtherJSON(t *testing.T) {
+	s := New()
+	s.Put("mcp.x.oauth.token", `{"access_token":"at-0123456789abcdef","token_type":"Bearer"}`)
+	doc := []byte(`{"access_token_expires":1,"token_type":"Bearer","note":"at-0123456789abcdef"}`)
+	var got map[string]any
+	if err := json.Unmarshal(s.JSON(doc), &got); err != nil {
+		t.Fatalf("not a JSON object any more: %s", s.JSON(doc))
+	}
+	if got["note"] != Placeholder || got["access_token_expires"] == nil || got["token_type"] != "Bearer" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestAURLSecretLeavesOtherAddressesAlone(t *testing.T) {
+	s := New()
+	s.Put("mcp.db.env.DATABASE_URL", "postgres://admin:pw-0123456789@db.internal:5432/app")
+	s.Put("mcp.search.env.SEARCH_URL", "https://search.example.com/v1?api_key=key-0123456789abc")
+	s.Put("mcp.hook.env.HOOK", "https://hooks.example.com/T000/B000/XXXXsecret")
+	tests := []struct{ in, want string }{
+		{"see https://example.org and postgres://other@host", "see https://example.org and postgres://other@host"},
+		{"auth failed for postgres://admin:pw-0123456789@db.internal:5432/app", "auth failed for postgres://[redacted]@db.internal:5432/app"},
+		{"password pw-0123456789 rejected", "password [redacted] rejected"},
+		{"GET https://search.example.com/v1?api_key=key-0123456789abc&q=x", "GET https://search.example.com/v1?api_key=[redacted]&q=x"},
+		{"a hook https://hooks.example.com/T000/B000/XXXXsecret fired", "a hook https://[redacted] fired"},
+		{"key key-0123456789abc expired", "key [redacted] expired"},
+	}
+	for _, tt := range tests {
+		if got := s.String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestNilAndEmptySetsRedactNothing(t *testing.T) {
 	var s *Set
 	if s.String(key) != key || s.Error(nil) != nil {
