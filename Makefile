@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/cairn-app/cairn/backend/buildinfo.version=$(VERSION)
 WAILS_TAGS := webkit2_41
 export GOFLAGS ?= -mod=mod
 
-.PHONY: run test deps deps-run frontend cli desktop test-go test-frontend test-e2e test-desktop vet bench clean
+.PHONY: run test deps deps-run frontend cli desktop test-go test-frontend test-e2e test-desktop vet gen bench clean
 
 ## run: install what is missing, build the frontend and the desktop app, open it
 ##      (with no display: start `cairn serve` and print its URL).
@@ -40,8 +40,15 @@ cli:
 desktop: frontend
 	$(GO) tool wails build -m -s -skipbindings -tags $(WAILS_TAGS) -ldflags "$(LDFLAGS)"
 
+## gen: the frontend's wire types (frontend/src/api/generated.ts) from the facade's Go
+##      types; run it after changing a facade method, a type it carries or app_events.go.
+gen:
+	$(GO) generate .
+
+## vet: go vet, gofmt, and the generated wire types up to date.
 vet:
 	$(GO) vet ./...
+	$(GO) run ./backend/cmd/tsgen -check -o frontend/src/api/generated.ts
 	@test -z "$$(gofmt -l main*.go app*.go backend)" || { gofmt -l main*.go app*.go backend; echo "gofmt needed"; exit 1; }
 
 test-go:

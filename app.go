@@ -1,3 +1,5 @@
+//go:generate go run ./backend/cmd/tsgen -o frontend/src/api/generated.ts
+
 package main
 
 import (

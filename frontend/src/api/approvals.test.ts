@@ -3,9 +3,9 @@ import { FakeTransport } from "../test/fakeTransport";
 import { applySessionApprovalsEvent, approvalsApi, type ApprovalRequest, type PendingApprovals } from "./approvals";
 import { RELOAD } from "./store";
 
-const req = (id: string, sessionId: string, status: string): ApprovalRequest => ({
+const req = (id: string, sessionId: string, status: ApprovalRequest["status"]): ApprovalRequest => ({
   id, sessionId, callId: `c-${id}`, tool: "sandbox_bash", args: {}, touches: {}, readOnly: false, destructive: false,
-  mode: "default", askReason: "", rules: [], status, createdAt: 1,
+  mode: "default", askReason: "", askReasonCode: "", rules: [], status, createdAt: 1,
 });
 
 describe("a session's approvals", () => {

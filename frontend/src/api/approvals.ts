@@ -1,87 +1,18 @@
 import { RELOAD, TopicStore } from "./store";
+import type * as wire from "./generated";
 import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the approval facade (app_approval.go, backend/approval): requests are
 // carried on the `approvals` topic and in the data of `approval-requested` /
 // `approval-decided` parts.
 
-export type ApprovalChoice = "allow_once" | "allow_session" | "allow_always" | "deny";
-
-export type ApprovalStatus = "pending" | "allowed" | "denied" | "cancelled" | "interrupted" | "resumed";
-
-/** What a call will touch (backend/permission.Targets). */
-export interface ApprovalTargets {
-  paths?: string[];
-  urls?: string[];
-  commands?: string[];
-  cwd?: string;
-}
-
-export type RuleBehavior = "allow" | "deny" | "ask";
-
-/**
- * An allow / deny / ask rule (backend/permission.Rule): stored ones (Settings →
- * Permissions) and those "allow for this session" / "always allow" would create. Every
- * condition that is set must hold; deny beats ask beats allow.
- */
-export interface PermissionRule {
-  id: string;
-  behavior: RuleBehavior | string;
-  /** Glob over the wire name or the namespace (sandbox, mcp:<serverId>, mcp:*); "" = any tool. */
-  tool?: string;
-  /** Doublestar glob over the call's path arguments after `~`, `..` and symlinks are resolved. */
-  path?: string;
-  /** Shell command prefix, word by word. */
-  command?: string;
-  /** Binds an allow to one version of an MCP tool (its schema and server); set by "always allow". */
-  fingerprint?: string;
-  /** "" = every session. */
-  sessionId?: string;
-  /** user_temporary, user_permanent or config. */
-  source?: string;
-  note?: string;
-  /** The approval request whose decision created the rule. */
-  requestId?: string;
-  createdAt?: number;
-  updatedAt?: number;
-}
-
-export interface ApprovalRequest {
-  id: string;
-  sessionId: string;
-  messageId?: string;
-  callId: string;
-  tool: string;
-  namespace?: string;
-  server?: string;
-  args: unknown;
-  touches: ApprovalTargets;
-  readOnly: boolean;
-  destructive: boolean;
-  mode: string;
-  askReason: string;
-  /** The reason for every locale (chat:approval.reasons.<code>); empty in old requests. */
-  askReasonCode?: string;
-  askReasonParams?: Record<string, string>;
-  /** Empty when no rule can cover the call: then only allow once and deny are offered. */
-  rules: PermissionRule[];
-  status: ApprovalStatus | string;
-  decision?: ApprovalChoice;
-  decisionReason?: string;
-  source?: string;
-  window?: string;
-  createdAt: number;
-  decidedAt?: number;
-  ruleIds?: string[];
-  /** The interrupted request this one asks again about. */
-  resumedFrom?: string;
-}
-
-/** Requests stamped with the approvals topic's seq. */
-export interface PendingApprovals {
-  seq: number;
-  requests: ApprovalRequest[];
-}
+export type ApprovalChoice = wire.ApprovalChoice;
+export type ApprovalStatus = wire.ApprovalStatus;
+export type ApprovalTargets = wire.PermissionTargets;
+export type RuleBehavior = wire.PermissionBehavior;
+export type PermissionRule = wire.PermissionRule;
+export type ApprovalRequest = wire.ApprovalRequest;
+export type PendingApprovals = wire.ApprovalPending;
 
 export const APPROVALS_TOPIC = "approvals";
 export const ApprovalEvents = {

@@ -16,6 +16,7 @@ const session = (over: Partial<Session> = {}): Session => ({
   systemPrompt: "",
   temperature: null,
   toolsets: [],
+  reasoning: {},
   state: "idle",
   createdAt: 1,
   updatedAt: 1,

@@ -1,177 +1,33 @@
 import { RELOAD, TopicStore } from "./store";
-import type { ReasoningChoice } from "./providers";
-import type { AppError, CairnEvent, Transport } from "./types";
+import type * as wire from "./generated";
+import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the chat facade (app_chat.go, backend/chat/types.go). Field names follow
 // the Go structs' JSON tags exactly.
 
 export type SessionKind = "chat" | "task";
-export type SessionStateName = "idle" | "streaming" | "awaiting-approval";
-
-export interface Session {
-  id: string;
-  kind: SessionKind;
-  title: string;
-  /** "" = the default provider. */
-  providerId: string;
-  /** "" = the provider's default model. */
-  model: string;
-  systemPrompt: string;
-  /** null = the provider's default. */
-  temperature: number | null;
-  toolsets: string[];
-  /** The conversation's reasoning choice over its model's (empty = the model's). */
-  reasoning?: ReasoningChoice;
-  state: SessionStateName;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export type PartType =
-  | "text"
-  | "reasoning"
-  | "tool-call"
-  | "tool-result"
-  | "tool-error"
-  | "tool-stopped"
-  | "approval-requested"
-  | "approval-decided"
-  | "status";
-
-/** Latest progress of a running tool (backend/tools.Progress). */
-export interface ToolProgress {
-  callId: string;
-  kind: string;
-  message?: string;
-  progress?: number;
-  total?: number;
-}
-
-export interface ToolInfo {
-  callId: string;
-  name: string;
-  /** tool-call: the model's JSON text, as sent (grows while it streams). */
-  arguments?: string;
-  /** tool-call: unix ms when it began to run. */
-  startedAt?: number;
-  progress?: ToolProgress;
-  /** end parts: what the model reads. */
-  content?: string;
-  /** end parts: structured result for the card. */
-  display?: unknown;
-  error?: AppError;
-  spillPath?: string;
-  size?: number;
-  durationMs?: number;
-}
-
-export interface StatusInfo {
-  kind: "retry" | "error" | string;
-  error?: AppError;
-  attempt?: number;
-  waitMs?: number;
-}
-
-export interface Part {
-  id: string;
-  messageId: string;
-  index: number;
-  round: number;
-  type: PartType;
-  state: "streaming" | "done" | string;
-  text?: string;
-  tool?: ToolInfo;
-  status?: StatusInfo;
-  /** approval parts: the approval request (backend/approval.Request) as JSON. */
-  data?: unknown;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  reasoningTokens?: number;
-  cachedTokens?: number;
-}
+export type SessionStateName = wire.ChatState;
+export type Session = wire.ChatSession;
+export type PartType = wire.ChatPartType;
+export type ToolProgress = wire.ToolsProgress;
+export type ToolInfo = wire.ChatToolInfo;
+export type StatusInfo = wire.ChatStatusInfo;
+export type Part = wire.ChatPart;
+export type Usage = wire.LLMUsage;
 
 export type MessageStatus = "complete" | "streaming" | "stopped" | "error" | "interrupted";
 
-export interface Message {
-  id: string;
-  sessionId: string;
-  seq: number;
-  role: "user" | "assistant";
-  status: MessageStatus | string;
-  providerId?: string;
-  model?: string;
-  finishReason?: string;
-  usage?: Usage;
-  error?: AppError;
-  /** Omitted in message:updated events (keep the parts you have). */
-  parts?: Part[];
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface SessionList {
-  seq: number;
-  sessions: Session[];
-}
-
-/** Snapshot of topic `session:<id>`. */
-export interface SessionSnapshot {
-  seq: number;
-  session: Session;
-  messages: Message[];
-  state: SessionStateName;
-  /** What EditAndResend does to later messages ("truncate" today). */
-  editMode: string;
+export type Message = wire.ChatMessage;
+export type SessionList = wire.ChatSessionList;
+export type SessionSnapshot = wire.ChatSnapshot & {
   /** Set by the store when the session was deleted (session:deleted). */
   deleted?: boolean;
-}
+};
 
-export interface SendResult {
-  sessionId: string;
-  userMessageId?: string;
-  assistantMessageId: string;
-  deletedMessageIds?: string[];
-  editMode?: string;
-}
-
-export interface SessionInput {
-  kind?: SessionKind;
-  title?: string;
-  providerId?: string;
-  model?: string;
-  systemPrompt?: string;
-  temperature?: number;
-  toolsets?: string[];
-}
-
-/** Only the fields set change; resetTemperature goes back to the provider's default. */
-export interface SessionPatch {
-  title?: string;
-  providerId?: string;
-  model?: string;
-  systemPrompt?: string;
-  temperature?: number;
-  resetTemperature?: boolean;
-  toolsets?: string[];
-  /** Replaces the reasoning choice; {} returns to the model's setting. */
-  reasoning?: ReasoningChoice;
-}
-
-export interface PartDelta {
-  messageId: string;
-  partId: string;
-  index: number;
-  field: "text" | "arguments" | string;
-  /** Length of the field in UTF-16 code units before the append. */
-  offset: number;
-  text: string;
-}
+export type SendResult = wire.ChatSendResult;
+export type SessionInput = wire.ChatSessionInput;
+export type SessionPatch = wire.ChatSessionPatch;
+export type PartDelta = wire.ChatPartDelta;
 
 /** Toolsets a session can enable (backend/chat validToolsets). */
 export const TOOLSETS = ["web", "kb", "file", "sandbox", "skill", "location", "mcp"] as const;

@@ -1,13 +1,7 @@
 import type { Transport } from "./types";
+import type * as wire from "./generated";
 
-/** A remote image the backend fetched (backend/remoteimage), ready for an <img>. */
-export interface RemoteImage {
-  url: string;
-  contentType: string;
-  size: number;
-  /** data:<type>;base64,…: the only kind of image source the window's policy allows besides its own files. */
-  dataUrl: string;
-}
+export type RemoteImage = wire.RemoteImage;
 
 /** The setting that lists the hosts whose images load without a click. */
 export const IMAGE_HOSTS_KEY = "chat.imageHosts";

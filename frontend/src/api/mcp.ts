@@ -1,208 +1,32 @@
 import { RELOAD } from "./store";
-import type { AppError, CairnEvent, Transport } from "./types";
+import type * as wire from "./generated";
+import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the MCP facade (app_mcp.go, backend/mcp; docs/MCP-API.md). The Go structs'
 // json tags are the truth: optional fields are `omitempty` there.
 
-/** "http" is Streamable HTTP, falling back to SSE on 400/404/405. */
-export type McpTransport = "stdio" | "http" | "sse" | "builtin";
-
-/**
- * One environment variable or HTTP header. A secret's value lives in the keyring: views
- * carry only `set` and `last4`; on input an empty `value` of a secret keeps the stored one.
- */
-export interface McpVar {
-  name: string;
-  value?: string;
-  secret?: boolean;
-  set?: boolean;
-  last4?: string;
-}
-
-/** A server as Settings edits it (backend/mcp.Server). `id` empty = add. */
-export interface McpServer {
-  id: string;
-  name: string;
-  transport: McpTransport;
-  enabled: boolean;
-  command?: string;
-  args?: string[];
-  env?: McpVar[];
-  cwd?: string;
-  url?: string;
-  headers?: McpVar[];
-  /** Directories offered as roots; none = no roots capability. */
-  roots?: string[];
-  /** 0 / absent = 30 s. */
-  connectTimeoutMs?: number;
-  /** 0 / absent = none beyond the chat's stop. */
-  callTimeoutMs?: number;
-  /**
-   * Tools the server marks read-only run without asking (and in plan mode). Views always
-   * carry it; on save, absent keeps the stored choice (on for a new server).
-   */
-  trustReadOnlyHints?: boolean;
-  /**
-   * Secrets Cairn moved out of the arguments, URL or plain values (a password in a URL,
-   * --api-key=…, ?token=…) into the keyring; the texts hold {{cairn-secret:<name>}} where
-   * each was. Views only; ignored on save.
-   */
-  credentials?: McpCredential[];
-}
-
-/** A credential kept in the keyring: whether it is stored and its last 4 characters. */
-export interface McpCredential {
-  name: string;
-  set?: boolean;
-  last4?: string;
-}
-
-/** One variable a stdio server's process starts with, by name only (GetMCPServerEnvironment). */
-export interface McpEnvVar {
-  name: string;
-  /** inherited: Cairn's default set; config / secret: the server's configuration. */
-  source: "inherited" | "config" | "secret";
-}
-
-/** "needs-sign-in": a remote server waits for the user to sign in (OAuth). */
-export type McpState = "disabled" | "idle" | "starting" | "ready" | "error" | "needs-sign-in";
-
-/** A remote server's sign-in (backend/mcp/oauth.Status): signed in, or a sign-in waiting. */
-export interface McpOAuthStatus {
-  /** A token for the server's current URL is stored. */
-  signedIn: boolean;
-  /** Access token expiry (unix ms). */
-  expiresAt?: number;
-  /** A refresh token is stored: the sign-in renews on its own. */
-  renewable?: boolean;
-  scopes?: string[];
-  issuer?: string;
-  /** A sign-in waits for the browser at `authUrl` until `pendingUntil` (unix ms). */
-  pending?: boolean;
-  authUrl?: string;
-  pendingUntil?: number;
-}
-
-/** What AuthorizeMCPServer returns: the page to open, and whether Cairn opened it already. */
-export interface McpSignInStart {
-  serverId: string;
-  authUrl: string;
-  /** http://127.0.0.1:<port>/callback */
-  redirectUri: string;
-  /** Unix ms: the loopback listener gives up. */
-  expiresAt: number;
-  /** Cairn opened authUrl in the system browser (desktop build). */
-  opened: boolean;
-}
-
-export interface McpServerInfo {
-  name?: string;
-  title?: string;
-  version?: string;
-  protocolVersion?: string;
-}
-
-export interface McpStatus {
-  state: McpState;
-  error?: AppError;
-  /** Technical text of `error`. */
-  reason?: string;
-  /** Unix ms of the last change. */
-  since: number;
-  /** What is spoken now ("sse" after a fallback). */
-  transport?: McpTransport;
-  /** HTTP status of the initialize that caused the SSE fallback. */
-  fallbackStatus?: number;
-  serverInfo?: McpServerInfo;
-  pid?: number;
-  restarts?: number;
-  /** Unix ms of the next automatic restart. */
-  retryAt?: number;
-  /** Remote servers: signed in, or a sign-in waiting. */
-  oauth?: McpOAuthStatus;
-}
-
-/** "" = default: ask unless the server annotates the tool read-only. */
-export type McpApproval = "" | "ask" | "allow";
-
-export interface McpToolInfo {
-  /** The server's own tool name (what SetMCPToolEnabled / SetMCPToolApproval take). */
-  name: string;
-  /** What the model calls. */
-  wireName: string;
-  title?: string;
-  description?: string;
-  inputSchema?: unknown;
-  /** Read-only in force: the server marks it so and its hints are trusted. */
-  readOnly: boolean;
-  /** The server marks it read-only (trusted or not). */
-  readOnlyHint?: boolean;
-  destructive: boolean;
-  enabled: boolean;
-  approval: McpApproval;
-  /** What is in force. */
-  needsApproval: boolean;
-}
-
-export interface McpServerView extends McpServer {
-  status: McpStatus;
-  tools: McpToolInfo[];
-  /** Unix ms of the catalog; absent = never warmed. */
-  cachedAt?: number;
-  instructions?: string;
-  /** SaveMCPServer only: values that look like credentials but could not be moved (mcp_credential_not_moved). */
-  warnings?: AppError[];
-}
-
-/** ListMCPServers: the servers, stamped with topic `mcp`'s seq. */
-export interface McpSnapshot {
-  seq: number;
-  servers: McpServerView[];
-}
-
-export interface McpLogLine {
-  /** Unix ms. */
-  time: number;
-  stream: "stderr" | "event" | "server" | string;
-  text: string;
-}
-
-export interface McpTestReport {
-  ok: boolean;
-  error?: AppError;
-  transport?: McpTransport;
-  fallbackStatus?: number;
-  serverInfo: McpServerInfo;
-  tools: string[] | null;
-  durationMs: number;
-  log: McpLogLine[] | null;
-}
+export type McpTransport = wire.MCPTransport;
+export type McpVar = wire.MCPVar;
+export type McpServer = wire.MCPServer;
+export type McpCredential = wire.MCPCredential;
+export type McpEnvVar = wire.MCPEnvVar;
+export type McpState = wire.MCPState;
+export type McpOAuthStatus = wire.OAuthStatus;
+export type McpSignInStart = wire.MCPSignInStart;
+export type McpServerInfo = wire.MCPServerInfo;
+export type McpStatus = wire.MCPStatus;
+export type McpApproval = wire.MCPApproval;
+export type McpToolInfo = wire.MCPToolInfo;
+export type McpServerView = wire.MCPServerView;
+export type McpSnapshot = wire.MCPSnapshot;
+export type McpLogLine = wire.MCPLogLine;
+export type McpTestReport = wire.MCPTestReport;
 
 export type McpImportStatus = "imported" | "updated" | "unchanged" | "rejected";
 
-export interface McpImportEntry {
-  name: string;
-  status: McpImportStatus | string;
-  id?: string;
-  reason?: string;
-  error?: AppError;
-  /** Values that look like credentials but could not be moved (mcp_credential_not_moved). */
-  warnings?: AppError[];
-}
-
-export interface McpImportReport {
-  entries: McpImportEntry[];
-  imported: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-}
-
-/** ExportMCPServers: `mcpServers` JSON; secret values left empty and listed ("<server>: <name>"). */
-export interface McpExport {
-  json: string;
-  withheldSecrets?: string[];
-}
+export type McpImportEntry = wire.MCPImportEntry;
+export type McpImportReport = wire.MCPImportReport;
+export type McpExport = wire.MCPExport;
 
 export const MCP_TOPIC = "mcp";
 export const McpEvents = {
@@ -211,11 +35,7 @@ export const McpEvents = {
   log: "mcp:log",
 } as const;
 
-/** Data of an `mcp:log` event. */
-export interface McpLogEvent {
-  serverId: string;
-  line: McpLogLine;
-}
+export type McpLogEvent = wire.MCPLogEvent;
 
 /**
  * backend/mcp.Status tags its server info `json:"ServerInfo"` (capital S) while the

@@ -1,4 +1,5 @@
 import { APPROVALS_TOPIC, type PermissionRule } from "./approvals";
+import type * as wire from "./generated";
 import { RELOAD } from "./store";
 import type { CairnEvent, Transport } from "./types";
 
@@ -6,8 +7,9 @@ import type { CairnEvent, Transport } from "./types";
 // backend/approval rules.go / audit.go, backend/permission): modes, rules, the rule
 // tester and the audit log. Rule and mode changes are announced on topic `approvals`.
 
-export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export type PermissionMode = wire.PermissionMode;
+/** Every mode, in the order the pickers list them. */
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const satisfies readonly PermissionMode[];
 /** The setting that holds the global default mode. */
 export const DEFAULT_MODE_KEY = "permissions.defaultMode";
 
@@ -15,150 +17,25 @@ export function isPermissionMode(v: unknown): v is PermissionMode {
   return typeof v === "string" && (PERMISSION_MODES as readonly string[]).includes(v);
 }
 
-/** A session's mode: its own (`own`), or the global default it follows. */
-export interface SessionPermissionMode {
-  sessionId: string;
-  mode: PermissionMode | string;
-  own: boolean;
-}
-
-/** Every stored rule, stamped with the approvals topic's seq. */
-export interface RuleList {
-  seq: number;
-  rules: PermissionRule[];
-}
+export type SessionPermissionMode = wire.ApprovalSessionMode;
+export type RuleList = wire.ApprovalRuleList;
 
 export const PermissionEvents = {
   rules: "permission:rules",
   mode: "permission:mode",
 } as const;
 
-/** A call to test the rules against (backend/approval.Sample). */
-export interface PermissionSample {
-  /** Wire name; a registered tool brings its own flags. */
-  tool: string;
-  args?: unknown;
-  sessionId?: string;
-  /** "" = the session's (or the default). */
-  mode?: PermissionMode | "";
-  readOnly?: boolean;
-  destructive?: boolean;
-  needsApproval?: boolean;
-  /** A rule being edited, tested as if saved (replacing the stored one with its id). */
-  rule?: PermissionRule;
-  /** Test the draft rule alone, without the stored rules. */
-  only?: boolean;
-}
-
-export interface PermissionVerdict {
-  behavior: "allow" | "deny" | "ask" | string;
-  /** user_temporary, user_permanent, user_reject, hook or config. */
-  source: string;
-  reason: string;
-  ruleId?: string;
-  /** Allow rules that no longer apply because the MCP tool changed. */
-  staleRules?: string[];
-}
-
-export interface ResolvedPath {
-  raw: string;
-  abs?: string;
-  real?: string;
-}
-
-export interface SimpleCommand {
-  assigns?: string[];
-  words: string[];
-  literal: boolean;
-  nested?: boolean;
-}
-
-export interface ShellLine {
-  source: string;
-  parseError?: string;
-  commands: SimpleCommand[] | null;
-  top: SimpleCommand[] | null;
-  /** Constructs that run more than the top-level commands show. */
-  hidden?: string[];
-  writes?: string[];
-}
-
-export interface PermissionTool {
-  name: string;
-  namespace: string;
-  readOnly: boolean;
-  destructive: boolean;
-  needsApproval: boolean;
-  fingerprint?: string;
-}
-
-/** TestPermissionRule: the verdict with what it was based on. */
-export interface PermissionTestResult {
-  verdict: PermissionVerdict;
-  paths?: ResolvedPath[];
-  shell?: ShellLine[];
-  insideWorkspace: boolean;
-  tool: PermissionTool;
-  mode: PermissionMode | string;
-  /** False when the tool is not registered and the sample's flags were used. */
-  registered: boolean;
-  /** The tested draft rule decided. */
-  ruleDecides: boolean;
-}
-
-/** One decision of the audit log (backend/approval.AuditEntry). */
-export interface AuditEntry {
-  id: number;
-  /** Unix ms. */
-  at: number;
-  requestId?: string;
-  sessionId?: string;
-  sessionTitle?: string;
-  callId?: string;
-  tool: string;
-  argsSummary: string;
-  /** allow_once, allow_session, allow_always, deny, auto_allow, auto_deny, cancelled, interrupted, resumed. */
-  decision: string;
-  behavior: string;
-  source: string;
-  window?: string;
-  /** English text: for export and search, and what entries from before codes show. */
-  reason?: string;
-  /** Why, for every locale: chat approval.reasons.<code> or settings permissions.audit.reasons.<code>. */
-  reasonCode?: string;
-  reasonParams?: Record<string, string>;
-  ruleId?: string;
-  mode?: string;
-}
-
-/** Filters of the audit log; empty fields filter nothing. */
-export interface AuditQuery {
-  text?: string;
-  sessionId?: string;
-  tool?: string;
-  decision?: string;
-  source?: string;
-  since?: number;
-  until?: number;
-  /** Only decisions a person made (or that ended a request). */
-  userOnly?: boolean;
-  /** Page backwards: entries older than this id (AuditPage.next). */
-  before?: number;
-}
-
-/** Newest first; `next` is the `before` of the next page (absent = no more). */
-export interface AuditPage {
-  entries: AuditEntry[];
-  next?: number;
-}
-
-/** A file to save (ExportApprovalAudit). */
-export interface AuditExport {
-  fileName: string;
-  mimeType: string;
-  content: string;
-  count: number;
-}
+export type PermissionSample = wire.ApprovalSample;
+export type PermissionVerdict = wire.PermissionVerdict;
+export type ResolvedPath = wire.PermissionPath;
+export type SimpleCommand = wire.PermissionSimpleCommand;
+export type ShellLine = wire.PermissionShellLine;
+export type PermissionTool = wire.PermissionTool;
+export type PermissionTestResult = wire.ApprovalTestResult;
+export type AuditEntry = wire.ApprovalAuditEntry;
+export type AuditQuery = wire.ApprovalAuditQuery;
+export type AuditPage = wire.ApprovalAuditPage;
+export type AuditExport = wire.ApprovalExport;
 
 export const AUDIT_PAGE_SIZE = 50;
 

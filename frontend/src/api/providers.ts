@@ -1,107 +1,24 @@
 import { SETTINGS_TOPIC } from "./settings";
+import type * as wire from "./generated";
 import { RELOAD } from "./store";
-import type { AppError, CairnEvent, Transport } from "./types";
+import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the provider facade (app_chat.go, backend/llm/provider.go).
 
 export type ModelSource = "fetched" | "manual" | "preset";
 
-/** One model of a provider with the capabilities the loop and the tools need. */
-export interface Model {
-  id: string;
-  /** Tokens; 0 = unknown. */
-  contextWindow: number;
-  supportsTools: boolean;
-  vision: boolean;
-  reasoning: boolean;
-  source: ModelSource | string;
-  /** The user's reasoning choice for the model ("" / absent = the provider's default). */
-  reasoningEffort?: string;
-  /** Reasoning token budget; 0 / absent = the provider's default. */
-  reasoningBudget?: number;
-}
-
-/** What a provider's API needs beyond the OpenAI wire format (backend llm.Dialect). */
-export interface Dialect {
-  reasoningBack?: string;
-  reasoning?: string;
-}
-
-/** The reasoning choices a provider offers: effort levels ("off" turns it off) and a budget. */
-export interface ReasoningControls {
-  efforts?: string[];
-  budget?: boolean;
-}
-
-/** A reasoning choice; empty fields leave the default. */
-export interface ReasoningChoice {
-  effort?: string;
-  budget?: number;
-}
-
-/** A known provider the UI offers as a starting point. */
-export interface Preset {
-  id: string;
-  name: string;
-  baseUrl: string;
-  needsKey: boolean;
-  keyUrl?: string;
-  models?: Model[];
-  dialect?: Dialect;
-  reasoningControls?: ReasoningControls;
-}
+export type Model = wire.LLMModel;
+export type Dialect = wire.LLMDialect;
+export type ReasoningControls = wire.LLMReasoningControls;
+export type ReasoningChoice = wire.LLMReasoning;
+export type Preset = wire.LLMPreset;
 
 export const PRESET_CUSTOM = "custom";
 
-/** A configured provider. The key itself never reaches a window: only set / last 4. */
-export interface Provider {
-  id: string;
-  name: string;
-  preset: string;
-  baseUrl: string;
-  models: Model[];
-  defaultModel: string;
-  needsKey: boolean;
-  keySet: boolean;
-  keyLast4?: string;
-  dialect?: Dialect;
-  reasoningControls?: ReasoningControls;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** Snapshot of the providers; shares topic `settings` (and its seq). */
-export interface ProvidersSnapshot {
-  seq: number;
-  providers: Provider[];
-}
-
-/**
- * Create (no id) or update a provider. apiKey is sent only when the user typed one and is
- * never read back; clearKey removes the stored key. keepKey lets the stored key go to a
- * base URL on another host (scheme, host or port); without it, or a new key, such a move is
- * refused with provider_key_host_changed.
- */
-export interface ProviderInput {
-  id?: string;
-  name: string;
-  preset?: string;
-  baseUrl: string;
-  models?: Model[];
-  defaultModel?: string;
-  apiKey?: string;
-  clearKey?: boolean;
-  keepKey?: boolean;
-}
-
-/** Outcome of TestProvider: a failure is a result carrying the apperr. */
-export interface TestResult {
-  ok: boolean;
-  model: string;
-  latencyMs: number;
-  reply?: string;
-  error?: AppError;
-}
+export type Provider = wire.LLMProvider;
+export type ProvidersSnapshot = wire.LLMProvidersSnapshot;
+export type ProviderInput = wire.LLMProviderInput;
+export type TestResult = wire.LLMTestResult;
 
 export const PROVIDERS_TOPIC = SETTINGS_TOPIC;
 export const PROVIDERS_CHANGED = "providers:changed";

@@ -1,39 +1,10 @@
 import type { Transport } from "./types";
+import type * as wire from "./generated";
 
-/** Build facts (backend/buildinfo). */
-export interface BuildInfo {
-  version: string;
-  commit: string;
-  goVersion?: string;
-  platform?: string;
-}
-
-/** What the backend says about itself when a window comes up. */
-export interface ReadyInfo extends BuildInfo {
-  dataDir: string;
-  /** True in the desktop app, false in `cairn serve`. */
-  desktop: boolean;
-}
-
-export interface DoctorCheck {
-  /** e.g. "data_dir", "database", "keyring", "webview", "version", "path:npx". */
-  name: string;
-  ok: boolean;
-  detail: string;
-  /** A failed required check makes the installation unusable; others are notes. */
-  required?: boolean;
-}
-
-export interface DoctorReport {
-  /** False only when a required check failed. */
-  ok: boolean;
-  checks: DoctorCheck[];
-  version: BuildInfo | string;
-  dataDir: string;
-  dbVersion: number;
-  /** Keyring backend in use: "keyring" or "file". */
-  keyring: string;
-}
+export type BuildInfo = wire.BuildInfo;
+export type ReadyInfo = wire.ReadyInfo;
+export type DoctorCheck = wire.DoctorCheck;
+export type DoctorReport = wire.DoctorReport;
 
 /** Process-level methods: start-up handshake and the health report. */
 export function systemApi(t: Transport) {

@@ -1,36 +1,12 @@
 import { RELOAD } from "./store";
+import type * as wire from "./generated";
 import type { CairnEvent, Transport } from "./types";
 
 // Wire types of the tools facade (app_tools.go, backend/tools.Info / ToolState).
 
-export type DeferMode = "never" | "always" | "auto" | "";
-
-/** One registered tool as Settings → Tools lists it. */
-export interface ToolEntry {
-  name: string;
-  /** web, kb, file, sandbox, skill, location, mcp:<serverId>, meta */
-  namespace: string;
-  /** Readable namespace (the MCP server's name). */
-  namespaceLabel?: string;
-  description: string;
-  /** builtin, mcp or meta */
-  source: string;
-  defer: DeferMode;
-  readOnly: boolean;
-  destructive: boolean;
-  concurrencySafe: boolean;
-  needsApproval: boolean;
-  aliases?: string[];
-  /** Prompt tokens of its definition. */
-  tokens: number;
-  enabled: boolean;
-}
-
-/** Snapshot of topic `tools`. */
-export interface ToolsSnapshot {
-  seq: number;
-  tools: ToolEntry[];
-}
+export type DeferMode = wire.ToolsDefer;
+export type ToolEntry = wire.ToolsToolState;
+export type ToolsSnapshot = wire.ToolsSnapshot;
 
 export const TOOLS_TOPIC = "tools";
 export const TOOLS_PREFS_CHANGED = "tools:prefs";

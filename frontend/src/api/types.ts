@@ -1,22 +1,13 @@
 // Wire types shared by both transports. Nothing outside src/api needs to know how a call
 // travels; it only sees these shapes.
 
-/** What a user can do about an error: open a settings section, or try again. */
-export type AppErrorAction =
-  | { kind: "open-settings"; target: string }
-  | { kind: "retry"; target?: string }
-  | { kind: string; target?: string };
+import type * as wire from "./generated";
+
+/** What a user can do about an error: open a settings section ("open-settings"), or try again ("retry"). */
+export type AppErrorAction = wire.ApperrAction;
 
 /** The backend's apperr JSON object, the one error shape every call rejects with. */
-export interface AppError {
-  code: string;
-  /** i18next key, e.g. "errors.model_auth_failed" (namespace first). */
-  i18nKey: string;
-  params?: Record<string, unknown>;
-  /** Technical message (for logs and the details disclosure). */
-  message: string;
-  action?: AppErrorAction;
-}
+export type AppError = wire.ApperrError;
 
 /** One broadcast from the backend bus. `seq` grows by one per topic. */
 export interface CairnEvent<D = unknown> {

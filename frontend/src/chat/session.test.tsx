@@ -10,7 +10,7 @@ import { renderWithClient } from "../test/render";
 
 const PROVIDER: Provider = {
   id: "prov1", name: "OpenAI", preset: "openai", baseUrl: "https://api.openai.com/v1", models: [model("gpt-4.1"), model("gpt-4.1-mini")],
-  defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "abcd", createdAt: 1, updatedAt: 1,
+  defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "abcd", dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1,
 };
 
 beforeEach(() => mockLayout());

@@ -247,7 +247,7 @@ describe("Settings → MCP servers", () => {
       ok: false,
       error: { code: "mcp_connect_timeout", i18nKey: "errors.mcp_connect_timeout", params: { server: "srv", seconds: 30 }, message: "timeout" },
       serverInfo: {},
-      tools: null,
+      tools: null as unknown as string[], // Go writes a nil slice as null
       durationMs: 30000,
       log: [{ time: 1, stream: "stderr", text: "listening…" }],
     });

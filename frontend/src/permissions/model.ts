@@ -36,7 +36,8 @@ export function ruleDraft(r?: PermissionRule): RuleDraft {
 
 /** The rule to save: the draft over the stored rule (its fingerprint, source and origin kept). */
 export function ruleFromDraft(d: RuleDraft, base?: PermissionRule): PermissionRule {
-  const out: PermissionRule = { ...(base ?? { id: "" }), id: d.id, behavior: d.behavior };
+  // A new rule leaves out what the backend fills in (source, times): Go reads them as zero.
+  const out = { ...(base ?? ({ id: "" } as PermissionRule)), id: d.id, behavior: d.behavior };
   const opt = (k: "tool" | "path" | "command" | "sessionId" | "note", v: string) => {
     const s = v.trim();
     if (s) out[k] = s;

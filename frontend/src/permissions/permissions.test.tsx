@@ -274,12 +274,12 @@ describe("Settings → Permissions: audit reasons", () => {
 describe("permission helpers", () => {
   it("orders rules deny, ask, allow and keeps the stored rule's origin when saving a draft", () => {
     const rules = sortRules([
-      { id: "a", behavior: "allow", createdAt: 1 },
-      { id: "d", behavior: "deny", createdAt: 3 },
-      { id: "k", behavior: "ask", createdAt: 2 },
+      { id: "a", behavior: "allow", source: "", createdAt: 1, updatedAt: 1 },
+      { id: "d", behavior: "deny", source: "", createdAt: 3, updatedAt: 3 },
+      { id: "k", behavior: "ask", source: "", createdAt: 2, updatedAt: 2 },
     ]);
     expect(rules.map((r) => r.id)).toEqual(["d", "k", "a"]);
-    const stored = { id: "r", behavior: "allow", tool: "mcp__x__y", fingerprint: "f1", source: "user_permanent", requestId: "q", createdAt: 1 };
+    const stored = { id: "r", behavior: "allow", tool: "mcp__x__y", fingerprint: "f1", source: "user_permanent", requestId: "q", createdAt: 1, updatedAt: 1 } as const;
     expect(ruleFromDraft({ ...ruleDraft(stored), note: " why " }, stored)).toEqual({ ...stored, note: "why" });
     expect(ruleFromDraft({ ...ruleDraft(stored), behavior: "deny" }, stored).fingerprint).toBeUndefined();
   });

@@ -67,7 +67,7 @@ describe("Settings → Providers", () => {
     const backend = new FakeBackend();
     backend.chat.providers.push({
       id: "p1", name: "Local", preset: "custom", baseUrl: "http://127.0.0.1:9/v1", models: [model("m-a", { source: "manual" })],
-      defaultModel: "m-a", needsKey: false, keySet: false, createdAt: 1, updatedAt: 1,
+      defaultModel: "m-a", needsKey: false, keySet: false, dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1,
     });
     const { transport, user } = open(backend);
     await user.click(await screen.findByTestId("provider-edit"));
@@ -114,8 +114,8 @@ describe("Settings → Providers", () => {
   it("tests a provider: shows the reply, or the localized error with a way out", async () => {
     const backend = new FakeBackend();
     backend.chat.providers.push(
-      { id: "ok", name: "Good", preset: "openai", baseUrl: "https://x/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "1234", createdAt: 1, updatedAt: 1 },
-      { id: "bad", name: "Bad", preset: "openai", baseUrl: "https://y/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "-123", createdAt: 2, updatedAt: 2 },
+      { id: "ok", name: "Good", preset: "openai", baseUrl: "https://x/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "1234", dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1 },
+      { id: "bad", name: "Bad", preset: "openai", baseUrl: "https://y/v1", models: [model("gpt-4.1")], defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "-123", dialect: {}, reasoningControls: {}, createdAt: 2, updatedAt: 2 },
     );
     backend.chat.keys.set("bad", "bad-key-123");
     const { user } = open(backend);
@@ -130,7 +130,7 @@ describe("Settings → Providers", () => {
 
   it("deletes a provider after confirmation", async () => {
     const backend = new FakeBackend();
-    backend.chat.providers.push({ id: "p1", name: "Gone soon", preset: "ollama", baseUrl: "http://127.0.0.1:11434/v1", models: [], defaultModel: "", needsKey: false, keySet: false, createdAt: 1, updatedAt: 1 });
+    backend.chat.providers.push({ id: "p1", name: "Gone soon", preset: "ollama", baseUrl: "http://127.0.0.1:11434/v1", models: [], defaultModel: "", needsKey: false, keySet: false, dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1 });
     const { user } = open(backend);
     await user.click(await screen.findByTestId("provider-delete"));
     const dialog = screen.getByRole("alertdialog", { name: "Delete Gone soon?" });
@@ -144,7 +144,7 @@ describe("Settings → Providers", () => {
     const backend = new FakeBackend();
     backend.chat.providers.push({
       id: "p1", name: "Hosted", preset: "custom", baseUrl: "https://api.example.com/v1", models: [model("m-a")],
-      defaultModel: "m-a", needsKey: true, keySet: true, keyLast4: "WXYZ", createdAt: 1, updatedAt: 1,
+      defaultModel: "m-a", needsKey: true, keySet: true, keyLast4: "WXYZ", dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1,
     });
     backend.chat.keys.set("p1", SECRET);
     const { transport, user } = open(backend);

@@ -15,14 +15,14 @@ export function sectionOfSpec(spec: SettingSpec): SectionId | null {
 
 /** Specs shown generically on a section page (General also gets the homeless ones). */
 export function genericSpecs(specs: SettingSpec[], section: SectionId): SettingSpec[] {
-  return specs.filter((s) => !CUSTOM_KEYS.has(s.key) && !s.secret && sectionOfSpec(s) === section);
+  return specs.filter((s) => !CUSTOM_KEYS.has(s.key) && sectionOfSpec(s) === section);
 }
 
 /** Specs whose section has no page, grouped by their section name (shown under General). */
 export function orphanSpecs(specs: SettingSpec[]): Map<string, SettingSpec[]> {
   const out = new Map<string, SettingSpec[]>();
   for (const s of specs) {
-    if (CUSTOM_KEYS.has(s.key) || s.secret || sectionOfSpec(s) !== null) continue;
+    if (CUSTOM_KEYS.has(s.key) || sectionOfSpec(s) !== null) continue;
     const name = s.section || "other";
     out.set(name, [...(out.get(name) ?? []), s]);
   }

@@ -25,7 +25,7 @@ function err(code: string, params: Record<string, unknown>, message: string): Ap
 const utf16 = (s: string) => s.length;
 
 export const PRESETS: Preset[] = [
-  { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", needsKey: true, keyUrl: "https://platform.openai.com/api-keys", models: [model("gpt-4.1"), model("gpt-4.1-mini")] },
+  { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", needsKey: true, keyUrl: "https://platform.openai.com/api-keys", models: [model("gpt-4.1"), model("gpt-4.1-mini")], dialect: {}, reasoningControls: {} },
   {
     id: "deepseek",
     name: "DeepSeek",
@@ -35,8 +35,8 @@ export const PRESETS: Preset[] = [
     dialect: { reasoningBack: "tool-calls", reasoning: "deepseek" },
     reasoningControls: { efforts: ["off", "low", "high", "max"] },
   },
-  { id: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", needsKey: false },
-  { id: "custom", name: "Custom (OpenAI-compatible)", baseUrl: "", needsKey: false },
+  { id: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", needsKey: false, dialect: {}, reasoningControls: {} },
+  { id: "custom", name: "Custom (OpenAI-compatible)", baseUrl: "", needsKey: false, dialect: {}, reasoningControls: {} },
 ];
 
 export function model(id: string, over: Partial<Model> = {}): Model {
@@ -170,7 +170,8 @@ export class FakeChat {
       destructive: false,
       mode: "default",
       askReason: "Shell commands ask in the default mode.",
-      rules: [{ id: "", behavior: "allow", tool: "sandbox_bash", command: "make test" }],
+      askReasonCode: "",
+      rules: [{ id: "", behavior: "allow", tool: "sandbox_bash", command: "make test", source: "", createdAt: 0, updatedAt: 0 }],
       status: "pending",
       createdAt: Date.now(),
       ...over,
@@ -232,6 +233,7 @@ export class FakeChat {
       systemPrompt: input.systemPrompt ?? "",
       temperature: input.temperature ?? null,
       toolsets: input.toolsets ?? [],
+      reasoning: input.reasoning ?? {},
       state: "idle",
       createdAt: now,
       updatedAt: now,
@@ -422,7 +424,7 @@ export class FakeChat {
         }
         const now = Date.now();
         if (!p) {
-          p = { id: this.id("prov"), name: "", preset: preset.id, baseUrl, models: [], defaultModel: "", needsKey: preset.needsKey, keySet: false, createdAt: now, updatedAt: now };
+          p = { id: this.id("prov"), name: "", preset: preset.id, baseUrl, models: [], defaultModel: "", needsKey: preset.needsKey, keySet: false, dialect: {}, reasoningControls: {}, createdAt: now, updatedAt: now };
           if (preset.reasoningControls) p.reasoningControls = preset.reasoningControls;
           this.providers.push(p);
         }

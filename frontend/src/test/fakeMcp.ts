@@ -27,6 +27,7 @@ export function mcpTool(name: string, over: Partial<McpToolInfo> = {}): McpToolI
     wireName: `mcp__srv__${name}_0123456789abcdef0123`,
     description: `The ${name} tool.`,
     readOnly: false,
+    readOnlyHint: false,
     destructive: false,
     enabled: true,
     approval: "",

@@ -3,6 +3,7 @@ import type {
   ApprovalRequest,
   AuditEntry,
   AuditQuery,
+  PermissionMode,
   PermissionRule,
   PermissionSample,
   PermissionTestResult,
@@ -32,14 +33,14 @@ function globMatch(glob: string, name: string): boolean {
 export class FakePermissions {
   private n = 0;
   rules: PermissionRule[] = [];
-  readonly modes = new Map<string, string>();
+  readonly modes = new Map<string, PermissionMode>();
   audit: AuditEntry[] = [];
   /** What ResumeApproval does after marking a request resumed (e.g. ask again). */
   onResume: ((r: ApprovalRequest) => void) | null = null;
 
   constructor(
     private readonly chat: FakeChat,
-    private readonly defaultMode: () => string,
+    private readonly defaultMode: () => PermissionMode,
   ) {}
 
   /** An audit entry (id grows), newest last. */
@@ -94,10 +95,10 @@ export class FakePermissions {
     const hit = (b: string) => rules.find((r) => r.behavior === b && matches(r));
     const rule = hit("deny") ?? hit("ask") ?? hit("allow");
     let verdict: PermissionTestResult["verdict"];
-    if (rule) verdict = { behavior: rule.behavior, source: rule.source || "config", reason: `${rule.behavior} by rule`, ruleId: rule.id };
-    else if (mode === "bypassPermissions") verdict = { behavior: "allow", source: "config", reason: "bypassPermissions allows every call" };
-    else if (sm.readOnly) verdict = { behavior: "allow", source: "config", reason: "read-only tools run" };
-    else verdict = { behavior: "ask", source: "config", reason: "not read-only: asks in the default mode" };
+    if (rule) verdict = { behavior: rule.behavior, source: rule.source || "config", reason: `${rule.behavior} by rule`, reasonCode: "", ruleId: rule.id };
+    else if (mode === "bypassPermissions") verdict = { behavior: "allow", source: "config", reason: "bypassPermissions allows every call", reasonCode: "" };
+    else if (sm.readOnly) verdict = { behavior: "allow", source: "config", reason: "read-only tools run", reasonCode: "" };
+    else verdict = { behavior: "ask", source: "config", reason: "not read-only: asks in the default mode", reasonCode: "" };
     return {
       verdict,
       shell: command ? [{ source: command, commands: [{ words: command.split(" "), literal: true }], top: [{ words: command.split(" "), literal: true }] }] : undefined,
@@ -147,7 +148,7 @@ export class FakePermissions {
         const m = String(mode ?? "");
         if (m && !MODES.includes(m)) throw err("permission_mode_invalid", { mode: m }, "bad mode");
         this.chat.session(String(id));
-        if (m) this.modes.set(String(id), m);
+        if (m) this.modes.set(String(id), m as PermissionMode);
         else this.modes.delete(String(id));
         const out = this.sessionMode(String(id));
         this.chat.publish("approvals", "permission:mode", out);

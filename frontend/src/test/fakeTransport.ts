@@ -1,4 +1,4 @@
-import type { AppError, CairnEvent, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+import type { AppError, CairnEvent, PermissionMode, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
 import { FakePermissions } from "./fakePermissions";
@@ -112,7 +112,7 @@ export class FakeBackend {
       (topic, type, data) => this.chat.publish(topic, type, data),
       () => this.chat.seq("mcp"),
     );
-    this.permissions = new FakePermissions(this.chat, () => String(this.values["permissions.defaultMode"] ?? "default"));
+    this.permissions = new FakePermissions(this.chat, () => String(this.values["permissions.defaultMode"] ?? "default") as PermissionMode);
   }
 
   snapshot(): SettingsSnapshot {

@@ -1,6 +1,6 @@
 import { memo, useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, type AppError } from "../api";
+import { toAppError, type AppError, type ApprovalRequest } from "../api";
 import { ErrorView, useErrorText } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../chat/markdown/Markdown";
@@ -25,20 +25,11 @@ import { Visible, visibleString } from "./visible";
 export const RESULT_PREVIEW_CHARS = 1500;
 export const RESULT_PREVIEW_LINES = 24;
 
-interface ApprovalData {
-  id?: string;
-  window?: string;
-  decision?: string;
-  decisionReason?: string;
-  status?: string;
-  askReason?: string;
-  askReasonCode?: string;
-  askReasonParams?: Record<string, string>;
-  server?: string;
-  namespace?: string;
-  destructive?: boolean;
-  touches?: { paths?: string[]; urls?: string[]; commands?: string[]; command?: string };
-}
+/**
+ * The data of an approval part: the approval request as it stood then. Parts stored by
+ * older versions may lack fields, so every field is optional here.
+ */
+type ApprovalData = Partial<ApprovalRequest>;
 
 /** Ticks once a second while `on` (for the running duration). */
 function useNow(on: boolean): number {

@@ -15,7 +15,7 @@ vi.setConfig({ testTimeout: 30_000 });
 
 const PROVIDER: Provider = {
   id: "prov1", name: "OpenAI", preset: "openai", baseUrl: "https://api.openai.com/v1", models: [model("gpt-4.1")],
-  defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "abcd", createdAt: 1, updatedAt: 1,
+  defaultModel: "gpt-4.1", needsKey: true, keySet: true, keyLast4: "abcd", dialect: {}, reasoningControls: {}, createdAt: 1, updatedAt: 1,
 };
 
 beforeEach(() => mockLayout());
@@ -38,6 +38,7 @@ function interruptedSession() {
     destructive: false,
     mode: "default",
     askReason: "Shell commands ask in the default mode.",
+    askReasonCode: "",
     rules: [],
     status: "pending", // as the part recorded it
     createdAt: 1,

@@ -56,6 +56,7 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   destructive: false,
   mode: "default",
   askReason: "",
+  askReasonCode: "",
   rules: [],
   status: "pending",
   createdAt: 1,

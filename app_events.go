@@ -1,0 +1,49 @@
+package main
+
+import (
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/settings"
+)
+
+// wireEvents names the payload of every event type a window receives (the event tag is
+// the type), so the TypeScript types generated from the facade (backend/cmd/tsgen)
+// cover the events too. Nothing uses a value of it.
+type wireEvents struct {
+	SettingsChanged  settings.Snapshot     `event:"settings:changed"`
+	SecretsChanged   secrets.Snapshot      `event:"secrets:changed"`
+	ProvidersChanged llm.ProvidersSnapshot `event:"providers:changed"`
+	// Message with its parts.
+	MessageAppended chat.Message `event:"message:appended"`
+	// Message without parts (status, usage, error).
+	MessageUpdated  chat.Message         `event:"message:updated"`
+	MessagesDeleted chat.MessagesDeleted `event:"messages:deleted"`
+	PartAppended    chat.Part            `event:"part:appended"`
+	PartDelta       chat.PartDelta       `event:"part:delta"`
+	// The full part, replacing the one with its id.
+	PartUpdated     chat.Part        `event:"part:updated"`
+	SessionState    chat.StateChange `event:"session:state"`
+	SessionUpdated  chat.Session     `event:"session:updated"`
+	SessionDeleted  chat.SessionRef  `event:"session:deleted"`
+	SessionsUpsert  chat.Session     `event:"sessions:upserted"`
+	SessionsRemoved chat.SessionRef  `event:"sessions:removed"`
+	// A new pending request: show the dialog.
+	ApprovalRequested approval.Request `event:"approval:requested"`
+	// Decided, cancelled or interrupted: close the dialog.
+	ApprovalDecided  approval.Request     `event:"approval:decided"`
+	ApprovalResumed  approval.Request     `event:"approval:resumed"`
+	RulesChanged     approval.RuleList    `event:"permission:rules"`
+	ModeChanged      approval.SessionMode `event:"permission:mode"`
+	MCPServer        mcp.ServerView       `event:"mcp:server"`
+	MCPServerRemoved struct {
+		ID string `json:"id"`
+	} `event:"mcp:server-removed"`
+	MCPLog     mcp.LogEvent `event:"mcp:log"`
+	ToolsPrefs struct {
+		Name    string `json:"name"`
+		Enabled bool   `json:"enabled"`
+	} `event:"tools:prefs"`
+}
