@@ -48,7 +48,8 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? preset?.baseUrl ?? "");
   const [key, setKey] = useState("");
   const [clearKey, setClearKey] = useState(false);
-  const [keepKey, setKeepKey] = useState(false);
+  // The address the user agreed to send the stored key to; another address asks again.
+  const [keepFor, setKeepFor] = useState<string | null>(null);
   const [models, setModels] = useState<Model[]>(provider?.models ?? preset?.models ?? []);
   const [defaultModel, setDefaultModel] = useState(provider?.defaultModel ?? preset?.models?.[0]?.id ?? "");
   const [dirty, setDirty] = useState(!provider);
@@ -61,6 +62,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   const newOrigin = originOf(baseUrl);
   const oldOrigin = stored ? originOf(stored.baseUrl) : null;
   const hostMoved = Boolean(stored?.keySet) && !key.trim() && !clearKey && newOrigin !== null && newOrigin !== oldOrigin;
+  const keepKey = hostMoved && keepFor === newOrigin;
   const needsKey = stored?.needsKey ?? preset?.needsKey ?? false;
   const edit = <T,>(fn: (v: T) => void) => (v: T) => {
     fn(v);
@@ -72,12 +74,12 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
     if (id) input.id = id;
     if (key.trim()) input.apiKey = key.trim();
     else if (clearKey) input.clearKey = true;
-    else if (hostMoved && keepKey) input.keepKey = true;
+    else if (keepKey) input.keepKey = true;
     const saved = await client.providers.save(input);
     // The key went to the backend; it is not kept in this window.
     setKey("");
     setClearKey(false);
-    setKeepKey(false);
+    setKeepFor(null);
     setId(saved.id);
     setStored(saved);
     setModels(saved.models);
@@ -210,7 +212,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
                 <input
                   type="checkbox"
                   checked={keepKey}
-                  onChange={(e) => edit(setKeepKey)(e.target.checked)}
+                  onChange={(e) => edit(setKeepFor)(e.target.checked ? newOrigin : null)}
                   data-testid="provider-keep-key"
                 />
                 {t("providers.key.keep", { to: newOrigin })}

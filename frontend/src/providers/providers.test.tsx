@@ -164,6 +164,13 @@ describe("Settings → Providers", () => {
     expect(await within(form).findByTestId("error-view")).toHaveTextContent("Hosted now points to https://proxy.example.net instead of https://api.example.com");
     expect(backend.chat.providers[0]!.baseUrl).toBe("https://api.example.com/v1");
     await user.click(keep);
+    // Agreeing for one address is not agreeing for the next one typed.
+    await user.clear(url);
+    await user.type(url, "https://other.example.org/v1");
+    expect(within(form).getByTestId("provider-keep-key")).not.toBeChecked();
+    await user.clear(url);
+    await user.type(url, "https://proxy.example.net/v1");
+    expect(within(form).getByTestId("provider-keep-key")).toBeChecked(); // the address agreed to
     await user.click(within(form).getByTestId("provider-save"));
     await waitFor(() => expect(screen.queryByTestId("provider-form")).toBeNull());
     const saves = transport.calls.filter((c) => c.method === "SaveProvider");
