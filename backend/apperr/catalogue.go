@@ -21,6 +21,8 @@ const (
 	DBTooNew         Code = "db_too_new"
 	DBMigrateFailed  Code = "db_migrate_failed"
 	DataDirFailed    Code = "data_dir_failed"
+	DataDirBusy      Code = "data_dir_busy"
+	OwnerGone        Code = "owner_gone"
 	SettingUnknown   Code = "setting_unknown"
 	SettingInvalid   Code = "setting_invalid"
 	SettingRange     Code = "setting_out_of_range"
@@ -146,6 +148,8 @@ var catalogue = map[Code]def{
 	DBTooNew:         {action: openSettings("about")},
 	DBMigrateFailed:  {action: openSettings("about")},
 	DataDirFailed:    {action: openSettings("general")},
+	DataDirBusy:      {},
+	OwnerGone:        {action: retry},
 	SettingUnknown:   {},
 	SettingInvalid:   {},
 	SettingRange:     {},

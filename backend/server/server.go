@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -64,6 +65,8 @@ type Server struct {
 	page       pageFiles  // index.html and the locale files, read once
 	locales    []string   // the languages index.html can carry the strings of (page.go)
 	handler    http.Handler
+
+	streams atomic.Int64 // event streams open now: the windows served (EventStreams)
 
 	done      chan struct{} // closed by Shutdown: ends every event stream
 	closeOnce sync.Once
@@ -170,6 +173,24 @@ func NewToken() (string, error) {
 // It must be served by net/http directly: the Host check compares against the local
 // address of the connection (http.LocalAddrContextKey).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// LocalHandler serves the /api routes (calls and the event stream) without the token and
+// Host checks, for a transport whose connections are already known to be the user's own:
+// the owner's control socket, reachable only by this user (file mode and peer
+// credentials). A request carrying an Origin came from a browser and is refused.
+func (s *Server) LocalHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" || !isAPIPath(r.URL.Path) {
+			writeJSONError(w, http.StatusForbidden, apperr.New(apperr.OriginRejected, "not a local API request"))
+			return
+		}
+		s.route(w, r)
+	})
+}
+
+// EventStreams is how many event streams are open now (browser tabs and terminal
+// clients).
+func (s *Server) EventStreams() int { return int(s.streams.Load()) }
 
 // Token is the secret a client must present; it is part of the URL Start returns.
 func (s *Server) Token() string { return s.cfg.Token }

@@ -27,6 +27,8 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 	}
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
 	var (
 		c       <-chan events.Event // nil without a bus: only hello and heartbeats
 		dropped = func() bool { return false }
