@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -225,79 +226,195 @@ func parseAnswer(line string, rules bool) (Choice, string, bool) {
 	return "", "", false
 }
 
+// Source is what Attend needs of an approval service: this process's own, or the
+// running owner's reached through its control socket.
+type Source interface {
+	// PendingForSession lists the session's requests waiting for a decision.
+	PendingForSession(ctx context.Context, sessionID string) ([]Request, error)
+	// Current is the request as it stands now.
+	Current(ctx context.Context, r Request) (Request, error)
+	Decide(ctx context.Context, id, choice, reason, window string) (Request, error)
+}
+
 // Attend answers the requests of one session with d until ctx ends: those already
 // pending, then each new one as it is announced. A request another window decided
 // first is reported on out and skipped. window names this client in the audit log.
 func (s *Service) Attend(ctx context.Context, sessionID string, d Decider, window string, out io.Writer) error {
 	sub := s.bus.Subscribe(256)
 	defer sub.Close()
-	pending, err := s.PendingForSession(ctx, sessionID)
-	if err != nil {
+	return AttendVia(ctx, localSource{s}, sub.C, sub.Dropped, sessionID, d, window, out)
+}
+
+// Source is this service as AttendVia's Source.
+func (s *Service) Source() Source { return localSource{s} }
+
+// localSource is the Source of this process's own service.
+type localSource struct{ s *Service }
+
+func (l localSource) PendingForSession(ctx context.Context, sessionID string) ([]Request, error) {
+	return l.s.PendingForSession(ctx, sessionID)
+}
+
+func (l localSource) Current(ctx context.Context, r Request) (Request, error) {
+	return l.s.Get(ctx, r.ID)
+}
+
+func (l localSource) Decide(ctx context.Context, id, choice, reason, window string) (Request, error) {
+	return l.s.Decide(ctx, id, choice, reason, window)
+}
+
+// AttendVia is Attend over any Source, with evs the events of its bus subscribed before
+// the call and dropped saying whether some were lost (a resync event says so too). One
+// request is asked at a time; when another window decides it first, the question ends
+// and out says who answered.
+func AttendVia(ctx context.Context, src Source, evs <-chan events.Event, dropped func() bool, sessionID string, d Decider, window string, out io.Writer) error {
+	a := &attendance{src: src, d: d, window: window, out: out, seen: map[string]bool{}, answers: make(chan asked, 1)}
+	defer a.stopAsking()
+	if err := a.load(ctx, sessionID); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	answer := func(r Request) error {
-		if seen[r.ID] {
-			return nil
-		}
-		seen[r.ID] = true
-		cur, err := s.Get(ctx, r.ID)
-		if err != nil || cur.Status != StatusPending {
-			return nil
-		}
-		c, reason, err := d.Decide(ctx, cur)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if _, err := s.Decide(ctx, cur.ID, string(c), reason, window); err != nil {
-			if apperr.Is(err, apperr.ApprovalAlreadyDecided) || apperr.Is(err, apperr.ApprovalInterrupted) {
-				if out != nil {
-					fmt.Fprintf(out, "Already answered elsewhere: %s\n", termtext.Line(err.Error()))
-				}
-				return nil
-			}
-			return err
-		}
-		return nil
-	}
-	for _, r := range pending {
-		if err := answer(r); err != nil {
-			return err
-		}
-	}
 	for {
+		a.next(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-sub.C:
+		case ans := <-a.answers:
+			if err := a.settle(ctx, ans); err != nil {
+				return err
+			}
+		case ev, ok := <-evs:
 			if !ok {
 				return nil
 			}
-			if sub.Dropped() {
+			if ev.Type == events.TypeResync || dropped() {
 				// Lost events: look at the table again.
-				again, err := s.PendingForSession(ctx, sessionID)
-				if err != nil {
+				if err := a.load(ctx, sessionID); err != nil {
 					return err
 				}
-				for _, r := range again {
-					if err := answer(r); err != nil {
-						return err
-					}
-				}
 			}
-			if ev.Topic != events.TopicApprovals || ev.Type != EventRequested {
+			if ev.Topic != events.TopicApprovals {
 				continue
 			}
 			var r Request
 			if json.Unmarshal(ev.Data, &r) != nil || r.SessionID != sessionID {
 				continue
 			}
-			if err := answer(r); err != nil {
-				return err
+			switch ev.Type {
+			case EventRequested:
+				a.enqueue(r)
+			case EventDecided:
+				a.decidedElsewhere(r)
 			}
+		}
+	}
+}
+
+// attendance is AttendVia's state: the requests waiting to be asked, and the one being
+// asked now.
+type attendance struct {
+	src     Source
+	d       Decider
+	window  string
+	out     io.Writer
+	seen    map[string]bool
+	queue   []Request
+	asking  string             // the request on the terminal now
+	cancel  context.CancelFunc // ends that question
+	answers chan asked
+}
+
+// asked is the decider's answer to one request.
+type asked struct {
+	id     string
+	choice Choice
+	reason string
+	err    error
+}
+
+func (a *attendance) load(ctx context.Context, sessionID string) error {
+	pending, err := a.src.PendingForSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	for _, r := range pending {
+		a.enqueue(r)
+	}
+	return nil
+}
+
+func (a *attendance) enqueue(r Request) {
+	if a.seen[r.ID] {
+		return
+	}
+	a.seen[r.ID] = true
+	a.queue = append(a.queue, r)
+}
+
+// next starts asking the next request still pending, unless one is being asked.
+func (a *attendance) next(ctx context.Context) {
+	for a.asking == "" && len(a.queue) > 0 {
+		r := a.queue[0]
+		a.queue = a.queue[1:]
+		cur, err := a.src.Current(ctx, r)
+		if err != nil || cur.Status != StatusPending {
+			continue
+		}
+		qctx, cancel := context.WithCancel(ctx)
+		a.asking, a.cancel = cur.ID, cancel
+		go func() {
+			c, reason, err := a.d.Decide(qctx, cur)
+			a.answers <- asked{id: cur.ID, choice: c, reason: reason, err: err}
+		}()
+	}
+}
+
+func (a *attendance) stopAsking() {
+	if a.cancel != nil {
+		a.cancel()
+		if a.asking != "" {
+			<-a.answers
+		}
+	}
+}
+
+// settle records the terminal's answer; one given after another window's is reported.
+func (a *attendance) settle(ctx context.Context, ans asked) error {
+	if ans.id == a.asking {
+		a.asking = ""
+		a.cancel()
+	}
+	if ans.err != nil {
+		if ctx.Err() != nil || errors.Is(ans.err, context.Canceled) {
+			return nil // decided elsewhere, or the command ends
+		}
+		return ans.err
+	}
+	if _, err := a.src.Decide(ctx, ans.id, string(ans.choice), ans.reason, a.window); err != nil {
+		if apperr.Is(err, apperr.ApprovalAlreadyDecided) || apperr.Is(err, apperr.ApprovalInterrupted) {
+			if a.out != nil {
+				fmt.Fprintf(a.out, "Already answered elsewhere: %s\n", termtext.Line(err.Error()))
+			}
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// decidedElsewhere ends the question about r when another window decided it, and says
+// so for every request of the session this terminal knew of.
+func (a *attendance) decidedElsewhere(r Request) {
+	if !a.seen[r.ID] || r.Status == StatusPending || r.Window == a.window {
+		return
+	}
+	if r.ID == a.asking {
+		a.cancel()
+	}
+	if a.out != nil {
+		if r.Decision != "" {
+			fmt.Fprintf(a.out, "\nAnswered in %s: %s\n", termtext.Line(r.Window), termtext.Line(string(r.Decision)))
+		} else {
+			fmt.Fprintf(a.out, "\nNo longer waiting: %s\n", termtext.Line(string(r.Status)))
 		}
 	}
 }
