@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,8 +18,10 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/cli"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/sessionbus"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -33,7 +37,12 @@ const eventName = "cairn:event"
 func runDesktop(ctx context.Context, env *cli.Env) int {
 	dataDir := env.DataDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	s, err := service.Open(ctx, service.Options{DataDir: dataDir, Logger: log})
+	own, err := cli.ClaimOwner(ctx, env, owner.KindDesktop)
+	if err != nil {
+		return notOwner(ctx, env, err, dataDir, log)
+	}
+	defer own.Close() // after the services closed: the lock goes last
+	s, err := service.Open(ctx, service.Options{DataDir: own.Dir(), Logger: log})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
 		if ctx.Err() != nil {
@@ -74,12 +83,27 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
 		return 1
 	}
+	// A second launch on this data directory finds this one on the control socket and asks
+	// it to come forward (see notOwner); Wails' own lock does the same for a launch that
+	// raced past it, when a session bus is there to carry it.
+	focus := func(args []string) {
+		if wctx := window.Load(); wctx != nil {
+			runtime.WindowUnminimise(*wctx)
+			runtime.WindowShow(*wctx)
+			log.Info("another launch: window brought forward", "args", len(args))
+		}
+	}
+	if _, err := cli.Host(env, s, cli.HostConfig{Owner: own, Bound: app, Windows: 1, Focus: focus}); err != nil {
+		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
+		return 1
+	}
 	err = wails.Run(&options.App{
-		Title:     "Cairn",
-		Width:     1200,
-		Height:    800,
-		MinWidth:  720,
-		MinHeight: 480,
+		SingleInstanceLock: singleInstance(own.Dir(), focus),
+		Title:              "Cairn",
+		Width:              1200,
+		Height:             800,
+		MinWidth:           720,
+		MinHeight:          480,
 		AssetServer: &assetserver.Options{
 			Assets:     env.Deps.Assets,
 			Middleware: page,
@@ -101,6 +125,42 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		return 1
 	}
 	return 0
+}
+
+// notOwner is the start of a desktop app that could not own the data directory: a
+// second launch brings the first one's window forward and exits; beside `cairn serve`, or
+// while commands keep the directory busy, the window says why it does not open.
+func notOwner(ctx context.Context, env *cli.Env, err error, dataDir string, log *slog.Logger) int {
+	var owned *owner.OwnedError
+	if errors.As(err, &owned) {
+		defer owned.Client.Close()
+		if owned.Info.Kind == owner.KindDesktop && owned.Client.Focus(ctx, os.Args[1:]) == nil {
+			fmt.Fprintf(env.Stderr, "cairn: Cairn is already open on this data directory (PID %d): brought its window forward\n", owned.Info.PID)
+			return 0
+		}
+		dir, _ := service.ResolveDataDir(dataDir)
+		err = apperr.New(apperr.DataDirBusy, "the data directory %s is in use by %s", dir, owned.Info.Describe()).
+			WithParam("path", dir).WithParam("owner", owned.Info.Describe())
+	}
+	fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
+	if ctx.Err() != nil {
+		return 1
+	}
+	return showStartupFailure(ctx, env, err, dataDir, log)
+}
+
+// singleInstance is Wails' single-instance lock for this data directory (another data
+// directory is another instance), or nil without a session bus: Wails would otherwise have
+// godbus launch a D-Bus daemon.
+func singleInstance(dir string, focus func([]string)) *options.SingleInstanceLock {
+	if _, err := sessionbus.Address(); err != nil {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return &options.SingleInstanceLock{
+		UniqueId:               "app.cairn.desktop." + hex.EncodeToString(sum[:8]),
+		OnSecondInstanceLaunch: func(d options.SecondInstanceData) { focus(d.Args) },
+	}
 }
 
 // quitOnSignal closes the window the normal way on SIGINT/SIGTERM (ctx ends), so WebKit's

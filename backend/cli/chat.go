@@ -62,25 +62,24 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	decider.Width = env.width()
-	s, err := env.Open(ctx)
+	cn, err := env.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer cn.Close()
+	b := cn.chat()
 
 	providerID := ""
 	if *provider != "" {
-		p, err := s.Providers.Get(ctx, *provider)
-		if err != nil {
+		if providerID, err = b.ProviderID(ctx, *provider); err != nil {
 			return err
 		}
-		providerID = p.ID
 	}
 	var sess chat.Session
 	created := false
 	var undo *chat.SessionPatch // puts back a given session's provider and model
 	if *sessionID != "" {
-		snap, err := s.Chat.GetSession(ctx, *sessionID)
+		snap, err := b.GetSession(ctx, *sessionID)
 		if err != nil {
 			return err
 		}
@@ -94,7 +93,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		}
 		if patch.ProviderID != nil || patch.Model != nil {
 			undo = &chat.SessionPatch{ProviderID: &snap.Session.ProviderID, Model: &snap.Session.Model}
-			if sess, err = s.Chat.UpdateSession(ctx, sess.ID, patch); err != nil {
+			if sess, err = b.UpdateSession(ctx, sess.ID, patch); err != nil {
 				return err
 			}
 		}
@@ -103,7 +102,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		if *task {
 			in.Kind = chat.KindTask
 		}
-		if sess, err = s.Chat.CreateSession(ctx, in); err != nil {
+		if sess, err = b.CreateSession(ctx, in); err != nil {
 			return err
 		}
 		created = true
@@ -113,13 +112,20 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	// answer streams; other windows may still decide first.
 	attendCtx, stopAttending := context.WithCancel(ctx)
 	defer stopAttending()
-	go s.Approval.Attend(attendCtx, sess.ID, decider, "terminal", env.Stderr)
+	if err := b.Attend(attendCtx, sess.ID, decider, "terminal", env.Stderr); err != nil {
+		undoFailedSend(b, sess.ID, created, undo)
+		return err
+	}
 
-	sub := s.Bus.Subscribe(1 << 16)
-	defer sub.Close()
-	res, err := s.Chat.SendMessage(ctx, sess.ID, prompt)
+	sub, err := b.Subscribe(ctx)
 	if err != nil {
-		undoFailedSend(s.Chat, sess.ID, created, undo)
+		undoFailedSend(b, sess.ID, created, undo)
+		return err
+	}
+	defer sub.Close()
+	res, err := b.SendMessage(ctx, sess.ID, prompt)
+	if err != nil {
+		undoFailedSend(b, sess.ID, created, undo)
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
@@ -128,9 +134,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	topic := events.SessionTopic(sess.ID)
 	for {
 		select {
-		case ev, ok := <-sub.C:
+		case ev, ok := <-sub.Events():
 			if !ok {
-				return apperr.New(apperr.Internal, "event stream closed")
+				return apperr.New(apperr.OwnerGone, "the event stream closed before the answer ended")
 			}
 			if ev.Topic != topic {
 				continue
@@ -140,18 +146,21 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 			}
 		case <-ctx.Done():
 			stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := s.Chat.Stop(stopCtx, sess.ID)
+			err := b.Stop(stopCtx, sess.ID)
 			cancel()
-			// Print what the stop flushed, then report the interruption.
+			// Print what the stop flushed, then report the interruption. The owner's events
+			// come over a socket: they may arrive a moment after Stop returned.
+			flushed := time.NewTimer(time.Second)
+			defer flushed.Stop()
 			for {
 				select {
-				case ev := <-sub.C:
-					if ev.Topic == topic {
+				case ev, ok := <-sub.Events():
+					if ok && ev.Topic == topic {
 						if done, _ := out.event(ev); done {
 							return stopErr(err)
 						}
 					}
-				default:
+				case <-flushed.C:
 					return stopErr(err)
 				}
 			}
@@ -321,7 +330,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // undoFailedSend leaves things as they were when the message could not even start (no
 // model, no key, …): a session this command created is deleted if nothing was stored in
 // it, and a given session gets its provider and model back (undo, when it switched them).
-func undoFailedSend(c *chat.Service, id string, created bool, undo *chat.SessionPatch) {
+func undoFailedSend(c chatBackend, id string, created bool, undo *chat.SessionPatch) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if created {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/capability"
+	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
 	"golang.org/x/term"
@@ -47,9 +48,31 @@ type Env struct {
 	Deps    Deps
 }
 
-// Open builds the services for the chosen data directory.
+// Open builds the services for the chosen data directory, for a command that does not
+// go through a running owner yet: with no owner it holds the directory's lock shared for
+// its run, so a `serve` or desktop app starting meanwhile waits for it; beside an owner it
+// opens the directory as well, as every command did before owners.
 func (e *Env) Open(ctx context.Context) (*service.Services, error) {
-	return service.Open(ctx, service.Options{DataDir: e.DataDir})
+	dir, err := service.ResolveDataDir(e.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	client, lock, err := owner.Attach(ctx, dir, 0)
+	if err != nil && !apperr.Is(err, apperr.DataDirBusy) {
+		return nil, err
+	}
+	if client != nil {
+		client.Close()
+	}
+	s, err := service.Open(ctx, service.Options{DataDir: dir})
+	if lock != nil {
+		if err != nil {
+			lock.Close()
+			return nil, err
+		}
+		s.OnClose(lock.Close)
+	}
+	return s, err
 }
 
 // Command is one subcommand.

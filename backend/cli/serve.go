@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/server"
+	"github.com/cairn-app/cairn/backend/service"
 )
 
 func runServe(ctx context.Context, env *Env, args []string) error {
@@ -16,6 +20,21 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(f, args); err != nil {
 		return err
 	}
+	// One backend per data directory: with the desktop app or another serve running, this
+	// one serves the browser UI from that backend.
+	own, err := ClaimOwner(ctx, env, owner.KindServe)
+	if owned := (*owner.OwnedError)(nil); errors.As(err, &owned) {
+		if *allowRemote {
+			owned.Client.Close()
+			return apperr.New(apperr.DataDirBusy, "--allow-remote needs this serve to own the data directory").
+				WithParam("path", env.DataDir).WithParam("owner", owned.Info.Describe())
+		}
+		return serveThroughOwner(ctx, env, owned, *addr)
+	}
+	if err != nil {
+		return err
+	}
+	defer own.Close() // after the services closed: the lock goes last
 	// Listen and print the URL first, then open the backend: a browser opened on the URL
 	// spends its first ~150 ms creating a tab and a renderer, and its first request waits
 	// in the listen backlog until the server below takes the listener.
@@ -30,11 +49,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Cairn is serving at %s\n", server.URL(ln.Addr(), token))
-	if fl, ok := env.Stdout.(interface{ Sync() error }); ok {
-		fl.Sync()
-	}
-	s, err := env.Open(ctx)
+	printURL(env, server.URL(ln.Addr(), token))
+	s, err := service.Open(ctx, service.Options{DataDir: own.Dir()})
 	if err != nil {
 		return err
 	}
@@ -55,6 +71,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	host, err := Host(env, s, HostConfig{Owner: own, Bound: bound})
+	if err != nil {
+		return err
+	}
+	host.AddView(srv)
 	if _, err := srv.Start(ctx); err != nil {
 		return err
 	}
@@ -62,4 +83,30 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+func printURL(env *Env, url string) {
+	fmt.Fprintf(env.Stdout, "Cairn is serving at %s\n", url)
+	if fl, ok := env.Stdout.(interface{ Sync() error }); ok {
+		fl.Sync()
+	}
+}
+
+// serveThroughOwner asks the running owner to serve the browser UI and keeps it served
+// until this command ends (Ctrl-C) or the owner stops.
+func serveThroughOwner(ctx context.Context, env *Env, owned *owner.OwnedError, addr string) error {
+	defer owned.Client.Close()
+	fmt.Fprintf(env.Stderr, "cairn: %s already runs the backend of this data directory; serving the browser UI from it\n",
+		owned.Info.Describe())
+	url, done, err := owned.Client.Browser(ctx, addr)
+	if err != nil {
+		return err
+	}
+	printURL(env, url)
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-done:
+		return err
+	}
 }

@@ -9,13 +9,12 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/secrets"
-	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // openList parses a "list | get | set"-style command line (default "list", --json) and
-// opens the services.
-func openList(ctx context.Context, env *Env, name string, args []string) (pos []string, asJSON bool, s *service.Services, err error) {
+// connects to the data directory (its owner, or its own services).
+func openList(ctx context.Context, env *Env, name string, args []string) (pos []string, asJSON bool, s *conn, err error) {
 	f := newFlags(env, name)
 	js := f.Bool("json", false, "print JSON")
 	if pos, err = parseInterspersed(f, args); err != nil {
@@ -24,21 +23,22 @@ func openList(ctx context.Context, env *Env, name string, args []string) (pos []
 	if len(pos) == 0 {
 		pos = []string{"list"}
 	}
-	if s, err = env.Open(ctx); err != nil {
+	if s, err = env.connect(ctx); err != nil {
 		return nil, false, nil, err
 	}
 	return pos, *js, s, nil
 }
 
 func runSettings(ctx context.Context, env *Env, args []string) error {
-	pos, asJSON, s, err := openList(ctx, env, "settings", args)
+	pos, asJSON, cn, err := openList(ctx, env, "settings", args)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer cn.Close()
+	st := cn.settings()
 	switch pos[0] {
 	case "list":
-		snap, err := s.Settings.Snapshot(ctx)
+		snap, err := st.Snapshot(ctx)
 		if err != nil {
 			return err
 		}
@@ -55,7 +55,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 2 {
 			return usageErr("usage: cairn settings get KEY")
 		}
-		v, err := s.Settings.Get(ctx, pos[1])
+		v, err := st.Get(ctx, pos[1])
 		if err != nil {
 			return err
 		}
@@ -68,10 +68,10 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 3 {
 			return usageErr("usage: cairn settings set KEY VALUE")
 		}
-		if _, err := s.Settings.Set(ctx, pos[1], pos[2]); err != nil {
+		if _, err := st.Set(ctx, pos[1], pos[2]); err != nil {
 			return err
 		}
-		v, _ := s.Settings.Get(ctx, pos[1])
+		v, _ := st.Get(ctx, pos[1])
 		fmt.Fprintf(env.Stdout, "%s = %s\n", pos[1], termtext.Line(fmt.Sprint(v)))
 		return nil
 	}
@@ -79,14 +79,15 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 }
 
 func runSecrets(ctx context.Context, env *Env, args []string) error {
-	pos, asJSON, s, err := openList(ctx, env, "secrets", args)
+	pos, asJSON, cn, err := openList(ctx, env, "secrets", args)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer cn.Close()
+	sec := cn.secrets()
 	switch pos[0] {
 	case "list":
-		snap, err := s.Secrets.Snapshot(ctx)
+		snap, err := sec.Snapshot(ctx)
 		if err != nil {
 			return err
 		}
@@ -114,24 +115,24 @@ func runSecrets(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets set NAME   (the value is read from stdin, never from arguments)")
 		}
-		if err := s.Secrets.CheckKnown(pos[1]); err != nil { // before asking for a value
+		if err := sec.CheckKnown(ctx, pos[1]); err != nil { // before asking for a value
 			return err
 		}
 		v, err := readSecret(ctx, env, fmt.Sprintf("Value for %s (typing is hidden): ", pos[1]))
 		if err != nil {
 			return err
 		}
-		if err := s.Secrets.SetKnown(ctx, pos[1], v); err != nil {
+		if err := sec.SetKnown(ctx, pos[1], v); err != nil {
 			return err
 		}
-		kind, _ := s.Secrets.Backend()
+		kind := sec.Backend(ctx)
 		fmt.Fprintf(env.Stdout, "%s saved (%s)\n", pos[1], kind)
 		return nil
 	case "delete":
 		if len(pos) != 2 {
 			return usageErr("usage: cairn secrets delete NAME")
 		}
-		if err := s.Secrets.DeleteKnown(ctx, pos[1]); err != nil {
+		if err := sec.DeleteKnown(ctx, pos[1]); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "%s deleted\n", pos[1])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
+	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/termtext"
 )
 
@@ -37,12 +38,10 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(f, args); err != nil {
 		return err
 	}
-	s, err := env.Open(ctx)
+	r, err := doctorReport(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	r := doctor.Run(ctx, s, env.Deps.Desktop)
 	if *asJSON {
 		if err := writeJSON(env.Stdout, r); err != nil {
 			return err
@@ -70,4 +69,46 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 		return exitError{code: 1}
 	}
 	return nil
+}
+
+// doctorReport is the owner's report when a backend owns the data directory (with a line
+// saying so), else this process's own.
+func doctorReport(ctx context.Context, env *Env) (doctor.Report, error) {
+	cn, err := env.connect(ctx)
+	if err != nil {
+		return doctor.Report{}, err
+	}
+	defer cn.Close()
+	if cn.local != nil {
+		r := doctor.Run(ctx, cn.local, env.Deps.Desktop)
+		r.Checks = append(r.Checks, ownerCheck(nil))
+		return r, nil
+	}
+	in, err := cn.remote.Status(ctx)
+	if err != nil {
+		return doctor.Report{}, err
+	}
+	var r doctor.Report
+	if err := cn.remote.Call(ctx, "Doctor", &r); err != nil {
+		return doctor.Report{}, err
+	}
+	r.Checks = append(r.Checks, ownerCheck(&in))
+	return r, nil
+}
+
+// ownerCheck is the report's line on who owns the data directory.
+func ownerCheck(in *owner.Info) doctor.Check {
+	c := doctor.Check{Name: "backend", OK: true, Detail: "no running backend owns the data directory (this command opened it)"}
+	if in != nil {
+		c.Detail = fmt.Sprintf("%s owns the data directory since %s; %s, %s", in.Describe(),
+			in.Since.Local().Format("2006-01-02 15:04:05"), plural(in.Windows, "window"), plural(in.Clients, "terminal client"))
+	}
+	return c
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

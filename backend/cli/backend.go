@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/owner"
+	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/settings"
+)
+
+// ownerWait is how long a command waits for an owner that holds the data directory but
+// does not answer yet (it is opening the database).
+const ownerWait = 15 * time.Second
+
+// conn is how a command reaches the data directory: through the running owner (remote),
+// or by opening it itself (local, holding the directory's lock shared for its run).
+type conn struct {
+	remote *owner.Client
+	local  *service.Services
+}
+
+func (c *conn) Close() {
+	if c.remote != nil {
+		c.remote.Close()
+	}
+	if c.local != nil {
+		c.local.Close()
+	}
+}
+
+// connect finds the data directory's owner and works through it; with none it opens the
+// directory itself.
+func (e *Env) connect(ctx context.Context) (*conn, error) {
+	dir, err := service.ResolveDataDir(e.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	client, lock, err := owner.Attach(ctx, dir, ownerWait)
+	if err != nil {
+		return nil, err
+	}
+	if client != nil {
+		return &conn{remote: client}, nil
+	}
+	s, err := service.Open(ctx, service.Options{DataDir: dir})
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s.OnClose(lock.Close)
+	return &conn{local: s}, nil
+}
+
+// eventSource is a subscription to a bus: this process's or the owner's.
+type eventSource interface {
+	Events() <-chan events.Event
+	Dropped() bool
+	Close()
+}
+
+// chatBackend is what `cairn chat` needs of a backend.
+type chatBackend interface {
+	ProviderID(ctx context.Context, ref string) (string, error)
+	GetSession(ctx context.Context, id string) (chat.Snapshot, error)
+	CreateSession(ctx context.Context, in chat.SessionInput) (chat.Session, error)
+	UpdateSession(ctx context.Context, id string, patch chat.SessionPatch) (chat.Session, error)
+	DeleteSession(ctx context.Context, id string) error
+	SendMessage(ctx context.Context, id, text string) (chat.SendResult, error)
+	Stop(ctx context.Context, id string) error
+	// Subscribe returns once subscribed: nothing done after it is missed.
+	Subscribe(ctx context.Context) (eventSource, error)
+	// Attend subscribes, then answers the session's approvals with d until ctx ends (in
+	// the background): started before the message is sent, it sees every request.
+	Attend(ctx context.Context, sessionID string, d approval.Decider, window string, out io.Writer) error
+}
+
+func (c *conn) chat() chatBackend {
+	if c.remote != nil {
+		return remoteChat{c.remote}
+	}
+	return localChat{c.local}
+}
+
+// localChat is chatBackend over this process's own services.
+type localChat struct{ s *service.Services }
+
+func (l localChat) ProviderID(ctx context.Context, ref string) (string, error) {
+	p, err := l.s.Providers.Get(ctx, ref)
+	return p.ID, err
+}
+
+func (l localChat) GetSession(ctx context.Context, id string) (chat.Snapshot, error) {
+	return l.s.Chat.GetSession(ctx, id)
+}
+
+func (l localChat) CreateSession(ctx context.Context, in chat.SessionInput) (chat.Session, error) {
+	return l.s.Chat.CreateSession(ctx, in)
+}
+
+func (l localChat) UpdateSession(ctx context.Context, id string, p chat.SessionPatch) (chat.Session, error) {
+	return l.s.Chat.UpdateSession(ctx, id, p)
+}
+
+func (l localChat) DeleteSession(ctx context.Context, id string) error {
+	return l.s.Chat.DeleteSession(ctx, id)
+}
+
+func (l localChat) SendMessage(ctx context.Context, id, text string) (chat.SendResult, error) {
+	return l.s.Chat.SendMessage(ctx, id, text)
+}
+
+func (l localChat) Stop(ctx context.Context, id string) error { return l.s.Chat.Stop(ctx, id) }
+
+func (l localChat) Subscribe(context.Context) (eventSource, error) {
+	return busSource{l.s.Bus.Subscribe(1 << 16)}, nil
+}
+
+func (l localChat) Attend(ctx context.Context, sessionID string, d approval.Decider, window string, out io.Writer) error {
+	sub := l.s.Bus.Subscribe(256)
+	go func() {
+		defer sub.Close()
+		_ = approval.AttendVia(ctx, l.s.Approval.Source(), sub.C, sub.Dropped, sessionID, d, window, out)
+	}()
+	return nil
+}
+
+type busSource struct{ sub *events.Subscription }
+
+func (b busSource) Events() <-chan events.Event { return b.sub.C }
+func (b busSource) Dropped() bool               { return b.sub.Dropped() }
+func (b busSource) Close()                      { b.sub.Close() }
+
+// settingsBackend is what `cairn settings` needs of a backend.
+type settingsBackend interface {
+	Snapshot(ctx context.Context) (settings.Snapshot, error)
+	Get(ctx context.Context, key string) (any, error)
+	Set(ctx context.Context, key string, value any) (settings.Snapshot, error)
+}
+
+func (c *conn) settings() settingsBackend {
+	if c.remote != nil {
+		return remoteSettings{c.remote}
+	}
+	return c.local.Settings
+}
+
+// secretsBackend is what `cairn secrets` needs of a backend.
+type secretsBackend interface {
+	Snapshot(ctx context.Context) (secrets.Snapshot, error)
+	// CheckKnown refuses a name the command does not manage, before a value is asked for.
+	CheckKnown(ctx context.Context, name string) error
+	SetKnown(ctx context.Context, name, value string) error
+	DeleteKnown(ctx context.Context, name string) error
+	// Backend names where the values are kept.
+	Backend(ctx context.Context) string
+}
+
+func (c *conn) secrets() secretsBackend {
+	if c.remote != nil {
+		return remoteSecrets{c.remote}
+	}
+	return localSecrets{c.local.Secrets}
+}
+
+type localSecrets struct{ *secrets.Store }
+
+func (l localSecrets) CheckKnown(_ context.Context, name string) error {
+	return l.Store.CheckKnown(name)
+}
+
+func (l localSecrets) Backend(context.Context) string {
+	kind, _ := l.Store.Backend()
+	return kind
+}

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/owner"
+	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/settings"
+)
+
+// The remote backends call the facade methods a window calls (main.App, by name over the
+// owner's control socket), so a command through the owner does what a window does.
+
+// remoteChat is chatBackend through the owner.
+type remoteChat struct{ c *owner.Client }
+
+func (r remoteChat) ProviderID(ctx context.Context, ref string) (string, error) {
+	var snap llm.ProvidersSnapshot
+	if err := r.c.Call(ctx, "ListProviders", &snap); err != nil {
+		return "", err
+	}
+	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return p.ID == ref }); i >= 0 {
+		return snap.Providers[i].ID, nil
+	}
+	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return strings.EqualFold(p.Name, ref) }); i >= 0 {
+		return snap.Providers[i].ID, nil
+	}
+	return "", apperr.New(apperr.ProviderNotFound, "no provider %s", apperr.Quote(ref)).WithParam("name", apperr.Quote(ref))
+}
+
+func (r remoteChat) GetSession(ctx context.Context, id string) (out chat.Snapshot, err error) {
+	return out, r.c.Call(ctx, "GetSession", &out, id)
+}
+
+func (r remoteChat) CreateSession(ctx context.Context, in chat.SessionInput) (out chat.Session, err error) {
+	return out, r.c.Call(ctx, "CreateSession", &out, in)
+}
+
+func (r remoteChat) UpdateSession(ctx context.Context, id string, p chat.SessionPatch) (out chat.Session, err error) {
+	return out, r.c.Call(ctx, "UpdateSession", &out, id, p)
+}
+
+func (r remoteChat) DeleteSession(ctx context.Context, id string) error {
+	return r.c.Call(ctx, "DeleteSession", nil, id)
+}
+
+func (r remoteChat) SendMessage(ctx context.Context, id, text string) (out chat.SendResult, err error) {
+	return out, r.c.Call(ctx, "SendMessage", &out, id, text)
+}
+
+func (r remoteChat) Stop(ctx context.Context, id string) error {
+	return r.c.Call(ctx, "StopSession", nil, id)
+}
+
+func (r remoteChat) Subscribe(ctx context.Context) (eventSource, error) {
+	st, err := r.c.Events(ctx, 1<<16)
+	if err != nil {
+		return nil, err
+	}
+	return &streamSource{st: st}, nil
+}
+
+func (r remoteChat) Attend(ctx context.Context, sessionID string, d approval.Decider, window string, out io.Writer) error {
+	st, err := r.c.Events(ctx, 256)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer st.Close()
+		_ = approval.AttendVia(ctx, remoteApprovals{r.c}, st.C, func() bool { return false }, sessionID, d, window, out)
+	}()
+	return nil
+}
+
+// streamSource is an eventSource over the owner's event stream; the owner says it
+// dropped events with a resync event in the stream.
+type streamSource struct{ st *owner.Stream }
+
+func (s *streamSource) Events() <-chan events.Event { return s.st.C }
+func (s *streamSource) Dropped() bool               { return false }
+func (s *streamSource) Close()                      { s.st.Close() }
+
+// remoteApprovals is approval.Source through the owner.
+type remoteApprovals struct{ c *owner.Client }
+
+func (r remoteApprovals) PendingForSession(ctx context.Context, sessionID string) ([]approval.Request, error) {
+	var p approval.Pending
+	if err := r.c.Call(ctx, "ListSessionApprovals", &p, sessionID); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(p.Requests, func(q approval.Request) bool { return q.Status != approval.StatusPending }), nil
+}
+
+func (r remoteApprovals) Current(ctx context.Context, q approval.Request) (approval.Request, error) {
+	reqs, err := r.PendingForSession(ctx, q.SessionID)
+	if err != nil {
+		return approval.Request{}, err
+	}
+	if i := slices.IndexFunc(reqs, func(x approval.Request) bool { return x.ID == q.ID }); i >= 0 {
+		return reqs[i], nil
+	}
+	return approval.Request{}, apperr.New(apperr.NotFound, "the request is no longer pending")
+}
+
+func (r remoteApprovals) Decide(ctx context.Context, id, choice, reason, window string) (out approval.Request, err error) {
+	return out, r.c.Call(ctx, "DecideApproval", &out, id, choice, reason, window)
+}
+
+// remoteSettings is settingsBackend through the owner.
+type remoteSettings struct{ c *owner.Client }
+
+func (r remoteSettings) Snapshot(ctx context.Context) (out settings.Snapshot, err error) {
+	return out, r.c.Call(ctx, "GetSettings", &out)
+}
+
+func (r remoteSettings) Get(ctx context.Context, key string) (any, error) {
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := snap.Values[key]
+	if !ok {
+		keys := make([]string, 0, len(snap.Specs))
+		for _, sp := range snap.Specs {
+			keys = append(keys, sp.Key)
+		}
+		return nil, apperr.New(apperr.SettingUnknown, "unknown setting %s (known: %s)", apperr.Quote(key), strings.Join(keys, ", ")).WithParam("key", apperr.Quote(key))
+	}
+	return v, nil
+}
+
+func (r remoteSettings) Set(ctx context.Context, key string, value any) (out settings.Snapshot, err error) {
+	return out, r.c.Call(ctx, "SetSetting", &out, key, value)
+}
+
+// remoteSecrets is secretsBackend through the owner: the value goes over the control
+// socket, which only this user's processes can reach.
+type remoteSecrets struct{ c *owner.Client }
+
+func (r remoteSecrets) Snapshot(ctx context.Context) (out secrets.Snapshot, err error) {
+	return out, r.c.Call(ctx, "ListSecrets", &out)
+}
+
+func (r remoteSecrets) CheckKnown(ctx context.Context, name string) error {
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, st := range snap.Secrets {
+		if st.Known {
+			if st.Name == name {
+				return nil
+			}
+			known = append(known, st.Name)
+		}
+	}
+	return apperr.New(apperr.SecretNotKnown, "%q is not a secret Settings or `cairn secrets` manage", name).
+		WithParam("name", name).WithParam("known", strings.Join(known, ", "))
+}
+
+func (r remoteSecrets) SetKnown(ctx context.Context, name, value string) error {
+	return r.c.Call(ctx, "SetSecret", nil, name, value)
+}
+
+func (r remoteSecrets) DeleteKnown(ctx context.Context, name string) error {
+	return r.c.Call(ctx, "DeleteSecret", nil, name)
+}
+
+func (r remoteSecrets) Backend(ctx context.Context) string {
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		return "?"
+	}
+	return snap.Backend
+}
