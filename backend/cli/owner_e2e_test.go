@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/owner"
+)
+
+// serveChild is a `cairn serve` process of the built binary.
+type serveChild struct {
+	cmd    *exec.Cmd
+	url    string // the printed address, token included
+	base   string // http://host:port
+	token  string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+var anyServeLine = regexp.MustCompile(`Cairn is serving at (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{64})`)
+
+func startServeChild(t *testing.T, bin, dir string) *serveChild {
+	t.Helper()
+	c := &serveChild{cmd: exec.Command(bin, "--data-dir", dir, "serve")}
+	c.cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file")
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cmd.Stderr = writerFunc(func(p []byte) (int, error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.stderr.Write(p)
+	})
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	m := anyServeLine.FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("serve's first line %q (%v); stderr %s", line, err, c.errText())
+	}
+	go io.Copy(io.Discard, out)
+	c.url, c.base, c.token = strings.TrimSpace(line), m[1], m[2]
+	return c
+}
+
+func (c *serveChild) errText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// call posts a facade call to serve's HTTP API as a browser tab does.
+func (c *serveChild) call(t *testing.T, method string, out any, args ...any) {
+	t.Helper()
+	body, _ := json.Marshal(args)
+	req, _ := http.NewRequest(http.MethodPost, c.base+"/api/"+method, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %s %s", method, resp.Status, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, &struct {
+			Result any `json:"result"`
+		}{out}); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+}
+
+// tab is a browser tab's event stream on serve: every event it received so far.
+type tab struct {
+	mu   sync.Mutex
+	evs  []events.Event
+	more chan struct{}
+}
+
+func (c *serveChild) openTab(t *testing.T) *tab {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %v %v", resp, err)
+	}
+	tb := &tab{more: make(chan struct{}, 1)}
+	hello := make(chan struct{})
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev events.Event
+			if json.Unmarshal([]byte(data), &ev) != nil {
+				continue
+			}
+			if ev.Type == "hello" {
+				close(hello)
+				continue
+			}
+			tb.mu.Lock()
+			tb.evs = append(tb.evs, ev)
+			tb.mu.Unlock()
+			select {
+			case tb.more <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	select {
+	case <-hello:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no hello on the tab's event stream")
+	}
+	return tb
+}
+
+// wait returns the first event received that matches, waiting up to a minute.
+func (tb *tab) wait(t *testing.T, what string, match func(events.Event) bool) events.Event {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		tb.mu.Lock()
+		for _, ev := range tb.evs {
+			if match(ev) {
+				tb.mu.Unlock()
+				return ev
+			}
+		}
+		tb.mu.Unlock()
+		select {
+		case <-tb.more:
+		case <-deadline:
+			t.Fatalf("the tab never received %s", what)
+		}
+	}
+}
+
+// runBin runs the built binary to the end with stdin.
+func runBin(t *testing.T, bin, dir, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--data-dir", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file", "LANG=en_US.UTF-8")
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+var sessionLine = regexp.MustCompile(`(?m)^session (\S+)$`)
+
+// TestCommandsWorkThroughServe: with `cairn serve` running, a terminal chat and a
+// settings change reach the tab live, doctor names the owner, a second serve serves the
+// same backend, and after serve is killed a command works and a new serve takes over.
+func TestCommandsWorkThroughServe(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	llm := llmtest.Start(t)
+	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "hello from the fake model"} })
+	if r := runBin(t, bin, dir, "", "provider", "add", "fake", "--base-url", llm.URL, "--model", "m"); r.code != 0 {
+		t.Fatalf("provider add: %+v", r)
+	}
+	serve := startServeChild(t, bin, dir)
+	tb := serve.openTab(t)
+
+	r := runBin(t, bin, dir, "", "chat", "--provider", "fake", "hi there")
+	m := sessionLine.FindStringSubmatch(r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "hello from the fake model") || m == nil {
+		t.Fatalf("chat through serve: %+v", r)
+	}
+	topic := events.SessionTopic(m[1])
+	tb.wait(t, "the terminal chat's answer", func(ev events.Event) bool {
+		return ev.Topic == topic && strings.Contains(string(ev.Data), "hello from the fake model")
+	})
+
+	if r := runBin(t, bin, dir, "", "settings", "set", "general.theme", "dark"); r.code != 0 {
+		t.Fatalf("settings set: %+v", r)
+	}
+	tb.wait(t, "the settings change", func(ev events.Event) bool {
+		return ev.Type == "settings:changed" && strings.Contains(string(ev.Data), "dark")
+	})
+	if r := runBin(t, bin, dir, "", "settings", "set", "general.theme", "purple"); r.code != 2 || !strings.Contains(r.stderr, "general.theme") {
+		t.Fatalf("an invalid value through serve: %+v", r)
+	}
+
+	pid := serve.cmd.Process.Pid
+	if r := runBin(t, bin, dir, "", "doctor"); !strings.Contains(r.stdout, fmt.Sprintf("cairn serve (PID %d) owns the data directory", pid)) ||
+		!strings.Contains(r.stdout, "1 window") {
+		t.Fatalf("doctor does not name the owner: %+v", r)
+	}
+
+	second := startServeChild(t, bin, dir)
+	if !strings.Contains(second.errText(), fmt.Sprintf("cairn serve (PID %d) already runs the backend", pid)) {
+		t.Fatalf("second serve's stderr: %s", second.errText())
+	}
+	var snap struct {
+		Values map[string]any `json:"values"`
+	}
+	second.call(t, "GetSettings", &snap)
+	if snap.Values["general.theme"] != "dark" {
+		t.Fatalf("second serve's settings: %+v", snap.Values)
+	}
+	if in, ok := owner.ReadInfo(dir); !ok || in.PID != pid {
+		t.Fatalf("owner after the second serve: %+v", in)
+	}
+
+	// A dead owner: the lock goes with it, the socket file stays.
+	serve.cmd.Process.Signal(syscall.SIGKILL)
+	serve.cmd.Wait()
+	if err := second.cmd.Wait(); err == nil || !strings.Contains(second.errText(), "stopped answering") {
+		t.Fatalf("the second serve outlived its owner quietly: %v %s", err, second.errText())
+	}
+	if r := runBin(t, bin, dir, "", "settings", "get", "general.theme"); r.code != 0 || strings.TrimSpace(r.stdout) != "dark" {
+		t.Fatalf("settings get after the owner died: %+v", r)
+	}
+	third := startServeChild(t, bin, dir)
+	if strings.Contains(third.errText(), "already runs") {
+		t.Fatalf("a new serve did not take over: %s", third.errText())
+	}
+	if in, ok := owner.ReadInfo(dir); !ok || in.PID != third.cmd.Process.Pid {
+		t.Fatalf("owner after the take-over: %+v", in)
+	}
+	if r := runBin(t, bin, dir, "", "chat", "--provider", "fake", "again"); r.code != 0 {
+		t.Fatalf("chat through the new owner: %+v", r)
+	}
+}
+
+// TestTerminalApprovalDecidedInTheTab: a terminal chat's tool call waits for approval;
+// the tab sees the request, decides it over serve's API, and the terminal's chat goes on
+// with the tool's result.
+func TestTerminalApprovalDecidedInTheTab(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	setUpGatedTool(t, dir)
+	serve := startServeChild(t, bin, dir)
+	tb := serve.openTab(t)
+
+	cmd := exec.Command(bin, "--data-dir", dir, "chat", "--provider", "fake", "--approve", "ask", "toggle it")
+	cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file")
+	stdin, err := cmd.StdinPipe() // the terminal never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	ev := tb.wait(t, "the terminal chat's approval request", func(ev events.Event) bool {
+		return ev.Type == approval.EventRequested
+	})
+	var req approval.Request
+	if err := json.Unmarshal(ev.Data, &req); err != nil {
+		t.Fatal(err)
+	}
+	serve.call(t, "DecideApproval", nil, req.ID, "allow_once", "", "tab")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "The tool said:") {
+			t.Fatalf("chat after the tab allowed: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the terminal chat never went on after the tab decided")
+	}
+	if !strings.Contains(errb.String(), "Answered in tab: allow_once") {
+		t.Fatalf("the terminal was not told who answered:\n%s", errb.String())
+	}
+}
+
