@@ -313,4 +313,3 @@ func TestTerminalApprovalDecidedInTheTab(t *testing.T) {
 		t.Fatalf("the terminal was not told who answered:\n%s", errb.String())
 	}
 }
-
