@@ -135,6 +135,14 @@ const (
 	FetchBlockedAddress  Code = "fetch_blocked_address"
 	FetchTooLarge        Code = "fetch_too_large"
 	FetchUnsupportedType Code = "fetch_unsupported_type"
+
+	// Documents read for knowledge bases and attachments.
+	DocUnsupportedType  Code = "doc_unsupported_type"
+	DocEncrypted        Code = "doc_encrypted"
+	DocTooLarge         Code = "doc_too_large"
+	DocUnpackedTooLarge Code = "doc_unpacked_too_large"
+	DocCorrupt          Code = "doc_corrupt"
+	DocNoText           Code = "doc_no_text"
 )
 
 var catalogue = map[Code]def{
@@ -252,4 +260,11 @@ var catalogue = map[Code]def{
 	FetchBlockedAddress:  {action: openSettings("web-search")}, // where private hosts are allowed
 	FetchTooLarge:        {},
 	FetchUnsupportedType: {},
+
+	DocUnsupportedType:  {},
+	DocEncrypted:        {},
+	DocTooLarge:         {},
+	DocUnpackedTooLarge: {},
+	DocCorrupt:          {},
+	DocNoText:           {},
 }
