@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -154,4 +155,66 @@ func TestSecretsFacadeOnlyKnownKeys(t *testing.T) {
 	if err := a.DeleteSecret("websearch.tavily"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestToolsetsHaveTheirStringsAndIcons: every toolset ListToolsets gives the window has
+// its label in every locale and an icon the window draws, so a capability that forgets
+// either is caught here, not by a user.
+func TestToolsetsHaveTheirStringsAndIcons(t *testing.T) {
+	ctx := context.Background()
+	s, err := service.Open(ctx, service.Options{DataDir: t.TempDir(), SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	list := NewApp(ctx, s, false).ListToolsets()
+	if len(list) != len(service.Capabilities()) {
+		t.Fatalf("%d toolsets for %d capabilities", len(list), len(service.Capabilities()))
+	}
+	icons, err := os.ReadFile(filepath.Join("frontend", "src", "components", "Icon.tsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	locales, err := filepath.Glob(filepath.Join("frontend", "src", "i18n", "locales", "*"))
+	if err != nil || len(locales) < 2 {
+		t.Fatalf("locales %v %v", locales, err)
+	}
+	for _, ts := range list {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(ts.Icon) + `:`).Match(icons) {
+			t.Errorf("toolset %s: icon %q is not in components/Icon.tsx", ts.Name, ts.Icon)
+		}
+		ns, key, ok := strings.Cut(ts.Label, ":")
+		if !ok {
+			t.Errorf("toolset %s: label %q names no namespace", ts.Name, ts.Label)
+			continue
+		}
+		for _, dir := range locales {
+			if !hasKey(t, filepath.Join(dir, ns+".json"), key) {
+				t.Errorf("toolset %s: %s has no %s", ts.Name, filepath.Join(dir, ns+".json"), key)
+			}
+		}
+	}
+}
+
+func hasKey(t *testing.T, file, dotted string) bool {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for _, k := range strings.Split(dotted, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		if v, ok = m[k]; !ok {
+			return false
+		}
+	}
+	s, ok := v.(string)
+	return ok && s != ""
 }

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/cairn-app/cairn/backend/tools"
+import (
+	"github.com/cairn-app/cairn/backend/capability"
+	"github.com/cairn-app/cairn/backend/tools"
+)
 
 // ListTools is Settings → Tools: every registered tool, its namespace, flags, origin and
 // whether the user turned it off.
@@ -11,4 +14,12 @@ func (a *App) ListTools() (tools.ToolsSnapshot, error) {
 // SetToolEnabled turns one tool on or off for every session.
 func (a *App) SetToolEnabled(name string, enabled bool) error {
 	return a.s.ToolPrefs.SetEnabled(a.ctx, name, enabled)
+}
+
+// ListToolsets is every capability's toolset as the window shows it: its name, the i18n
+// key of its label, its icon, whether new chat and task sessions have it on, and whether
+// it is in every session (the meta tools). The session settings' toggles, the tool cards'
+// and the Tools panel's icons read it; the list is fixed for the life of the process.
+func (a *App) ListToolsets() []capability.Toolset {
+	return a.s.Capabilities.Toolsets()
 }

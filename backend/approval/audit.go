@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/permission"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // AuditEntry is one permission decision: automatic (a rule, the mode, the defaults, a
@@ -24,7 +25,9 @@ type AuditEntry struct {
 	SessionTitle string `json:"sessionTitle,omitempty"`
 	CallID       string `json:"callId,omitempty"`
 	Tool         string `json:"tool"`
-	ArgsSummary  string `json:"argsSummary"`
+	// The tool's names for people while it is registered (tools.ToolRef).
+	tools.ToolRef
+	ArgsSummary string `json:"argsSummary"`
 	// Decision is allow_once, allow_session, allow_always or deny for a user's answer;
 	// auto_allow or auto_deny for one made by a rule, the mode, the defaults or a hook;
 	// cancelled, interrupted or resumed when a request ended otherwise.
@@ -239,6 +242,7 @@ func (s *Service) queryAudit(ctx context.Context, q AuditQuery, limit int) ([]Au
 		if json.Unmarshal([]byte(params), &e.ReasonParams) != nil || len(e.ReasonParams) == 0 {
 			e.ReasonParams = nil // unreadable parameters: the English text still says it
 		}
+		e.ToolRef = s.refOf(e.Tool)
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -36,6 +36,7 @@ type BatchRunner interface {
 	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
 	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
 	Forget(sessionID string) error
+	Describe(name string) (tools.ToolRef, bool)
 }
 
 // Runner wraps the pipeline for the chat loop: when the batch's observer can show
@@ -148,7 +149,7 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 	args := compactJSON(req.Args)
 	r := Request{
 		ID: newID(), SessionID: sessionID, MessageID: req.Call.MessageID, CallID: req.Call.ID,
-		Tool: t.Name, Namespace: t.Namespace, Args: args, Touches: in.Targets,
+		Tool: t.Name, Namespace: t.Namespace, Title: req.Entry.Ref().Title, Args: args, Touches: in.Targets,
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, Mode: in.Mode, AskReason: v.Reason,
 		AskReasonCode: v.ReasonCode, AskReasonParams: v.ReasonParams,
 		Rules: permission.SuggestRules(t, in.Targets), Status: StatusPending, CreatedAt: time.Now().UnixMilli(),

@@ -330,6 +330,16 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 	return r, nil
 }
 
+// refOf names a registered tool for people; the zero ToolRef for one that is gone.
+func (s *Service) refOf(name string) tools.ToolRef {
+	if _, _, lookup, _ := s.deps(); lookup != nil {
+		if e, ok := lookup.Lookup(name); ok {
+			return e.Ref()
+		}
+	}
+	return tools.ToolRef{}
+}
+
 func notFound(id string) *apperr.Error {
 	return apperr.New(apperr.ApprovalNotFound, "approval request %s does not exist", id).WithParam("id", id)
 }
@@ -346,6 +356,7 @@ func (s *Service) queryRequests(ctx context.Context, where string, args ...any) 
 		if err != nil {
 			return nil, apperr.Wrap(err, apperr.Internal, "list approval requests")
 		}
+		r.Title = s.refOf(r.Tool).Title
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -59,10 +59,12 @@ type Request struct {
 	MessageID string `json:"messageId,omitempty"`
 	CallID    string `json:"callId"`
 	// Tool is the wire name; Namespace and Server (the MCP server's name) say where it
-	// comes from.
+	// comes from, and Title is its name for people (tools.ToolRef; empty when the tool
+	// is no longer registered).
 	Tool      string          `json:"tool"`
 	Namespace string          `json:"namespace,omitempty"`
 	Server    string          `json:"server,omitempty"`
+	Title     string          `json:"title,omitempty"`
 	Args      json.RawMessage `json:"args"`
 	// Touches is what the call will touch: paths, URLs, the exact shell command.
 	Touches     permission.Targets `json:"touches"`

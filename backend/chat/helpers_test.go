@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -189,6 +190,16 @@ func (f *fakeRunner) RunBatch(ctx context.Context, calls []tools.Call, obs tools
 	}
 	wg.Wait()
 	return out
+}
+
+// Describe names a tool of defs as a built-in one: "<namespace>_<title>".
+func (f *fakeRunner) Describe(name string) (tools.ToolRef, bool) {
+	for _, d := range f.defs {
+		if ns, title, ok := strings.Cut(d.Name, "_"); ok && d.Name == name {
+			return tools.ToolRef{Namespace: ns, Title: title}, true
+		}
+	}
+	return tools.ToolRef{}, false
 }
 
 func (f *fakeRunner) Forget(sessionID string) error {

@@ -79,6 +79,7 @@ func (r *run) appendPart(p Part, field, initial string) *livePart {
 	if p.State == "" {
 		p.State = PartDone
 	}
+	r.nameTool(p.Tool)
 	lp := &livePart{Part: p, field: field, lastPub: now, lastDB: now}
 	if field != "" {
 		lp.buf = append(lp.buf, initial...)
@@ -88,6 +89,16 @@ func (r *run) appendPart(p Part, field, initial string) *livePart {
 	r.writePart(lp, true)
 	r.publish(EventPartAppended, lp.snapshot(true))
 	return lp
+}
+
+// nameTool puts the tool's names for people on a tool part (ToolInfo.ToolRef).
+func (r *run) nameTool(ti *ToolInfo) {
+	if ti == nil || ti.Name == "" {
+		return
+	}
+	if runner := r.svc.toolRunner(); runner != nil {
+		ti.ToolRef, _ = runner.Describe(ti.Name)
+	}
 }
 
 // writePart stores the part's current state (insert or update). A failed write is logged

@@ -471,6 +471,7 @@ func (r *run) handler() llm.Handler {
 			}
 			if lp.Tool.CallID != c.ID || lp.Tool.Name != c.Name {
 				lp.Tool.CallID, lp.Tool.Name = c.ID, c.Name
+				r.nameTool(lp.Tool)
 				lp.buf = append(lp.buf, frag...)
 				r.updated(lp, false)
 				return
@@ -505,6 +506,7 @@ func (r *run) endRound(res llm.Result) {
 			lp = r.appendPart(Part{Type: PartToolCall, State: PartStreaming, Tool: &ToolInfo{CallID: c.ID, Name: c.Name}}, "arguments", "")
 		}
 		lp.Tool.CallID, lp.Tool.Name = c.ID, c.Name
+		r.nameTool(lp.Tool)
 		lp.buf = append(lp.buf[:0], c.Arguments...)
 		r.finishPart(lp)
 		r.calls[c.ID] = lp

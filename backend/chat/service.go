@@ -276,6 +276,22 @@ func (s *Service) checkToolsets(ts []string) ([]string, error) {
 	return out, nil
 }
 
+// nameTools gives the tool parts of a snapshot that were written without the tool's
+// names (by an older Cairn) the names the tool has now, when it still exists.
+func (s *Service) nameTools(msgs []Message) {
+	runner := s.toolRunner()
+	if runner == nil {
+		return
+	}
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			if ti := msgs[i].Parts[j].Tool; ti != nil && ti.Namespace == "" && ti.Name != "" {
+				ti.ToolRef, _ = runner.Describe(ti.Name)
+			}
+		}
+	}
+}
+
 // checkReasoning refuses a reasoning choice no provider knows.
 func checkReasoning(r llm.Reasoning) error {
 	if why := llm.CheckReasoning(r); why != "" {
@@ -504,6 +520,7 @@ func (s *Service) GetSession(ctx context.Context, id string) (Snapshot, error) {
 	if r != nil {
 		r.overlay(msgs)
 	}
+	s.nameTools(msgs)
 	state := StateIdle
 	if r != nil {
 		state = r.stateLocked()

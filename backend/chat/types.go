@@ -22,6 +22,9 @@ type ToolRunner interface {
 	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
 	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
 	Forget(sessionID string) error
+	// Describe names a tool for people (namespace, MCP server, title); false when the
+	// name is no tool Cairn knows.
+	Describe(name string) (tools.ToolRef, bool)
 }
 
 // ApprovalObserver is implemented by the observer RunBatch receives, so the approval step
@@ -88,8 +91,11 @@ type Part struct {
 // ToolInfo is the tool side of a part: the call (tool-call) or its end (tool-result,
 // tool-error, tool-stopped), paired by CallID.
 type ToolInfo struct {
-	CallID     string          `json:"callId"`
-	Name       string          `json:"name"`
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+	// The tool as people name it (tools.ToolRef), set when the part is written, so that a
+	// window never reads a wire name; absent for a name that is no known tool.
+	tools.ToolRef
 	Arguments  string          `json:"arguments,omitempty"` // tool-call: the model's JSON text, as sent
 	StartedAt  int64           `json:"startedAt,omitempty"` // tool-call: unix ms when it began to run
 	Progress   *tools.Progress `json:"progress,omitempty"`  // tool-call: the latest progress

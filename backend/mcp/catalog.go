@@ -317,6 +317,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 			Name:           tools.MCPName(cfg.ID, cfg.Name, t.Name),
 			Namespace:      tools.MCPNamespace(cfg.ID),
 			NamespaceLabel: cfg.Name,
+			Title:          t.Name,
 			Description:    desc,
 			SearchHint:     t.Name + " " + t.Title,
 			InputSchema:    schema,

@@ -66,10 +66,11 @@ func (s *Server) resolvePageCalls() []pageCall {
 
 // DesktopPageCalls are the desktop window's page calls: the settings; the providers, so
 // that Home's first frame already offers the right action (add a provider, or start a
-// chat); and the conversations, so that the sidebar lists them from the first frame. The
+// chat); the conversations, so that the sidebar lists them from the first frame; and the
+// toolsets, whose icons the first frame of a conversation's tool cards show. The
 // providers' list has a key's state and its last four characters, never the key.
 func DesktopPageCalls() []string {
-	return []string{"GetSettings", "ListProviders", `ListSessions[""]`}
+	return []string{"GetSettings", "ListProviders", `ListSessions[""]`, "ListToolsets"}
 }
 
 // pageData is the JSON block: the calls' results by method name, and the strings of the

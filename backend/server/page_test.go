@@ -58,6 +58,10 @@ func (a *settingsApp) ListSessions(query string) (map[string]string, error) {
 	return map[string]string{"query": query}, nil
 }
 
+func (*settingsApp) ListToolsets() []map[string]string {
+	return []map[string]string{{"name": "web", "icon": "globe"}}
+}
+
 func (*settingsApp) RevealSecret() (string, error) { return "sk-live-never-in-the-page", nil }
 
 func pageAssets() fstest.MapFS {
@@ -305,7 +309,7 @@ func TestPageCallsWithArguments(t *testing.T) {
 	if len(d.Calls) != 3 || d.Calls["GetSettings"] == nil {
 		t.Fatalf("calls %v, want GetSettings and the two ListSessions that fit", d.Calls)
 	}
-	if got := server.DesktopPageCalls(); !slices.Contains(got, `ListSessions[""]`) || !slices.Contains(got, "ListProviders") {
+	if got := server.DesktopPageCalls(); !slices.Contains(got, `ListSessions[""]`) || !slices.Contains(got, "ListProviders") || !slices.Contains(got, "ListToolsets") {
 		t.Fatalf("DesktopPageCalls = %v", got)
 	}
 }

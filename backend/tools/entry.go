@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -53,6 +54,9 @@ type Entry struct {
 	// NamespaceLabel is a readable name for the namespace (the MCP server's name), used
 	// by tool_search and the <DEFERRED_TOOLS> section. Optional.
 	NamespaceLabel string
+	// Title is the tool's name as people read it: an MCP tool's own name on its server.
+	// Empty means the wire name without its namespace's prefix (web_search → search).
+	Title string
 	// Description is what the model reads about the tool.
 	Description string
 	// SearchHint holds extra keywords tool_search matches (not sent inline).
@@ -118,6 +122,27 @@ func (e *Entry) Source() string {
 	}
 }
 
+// Ref is how a window names the tool (ToolRef).
+func (e *Entry) Ref() ToolRef {
+	title := e.Title
+	if title == "" {
+		title = strings.TrimPrefix(e.Name, e.Namespace+"_")
+	}
+	ref := ToolRef{Namespace: e.Namespace, Title: title}
+	if IsMCPNamespace(e.Namespace) {
+		ref.Server = e.NamespaceLabel
+	}
+	return ref
+}
+
+// ToolRef names a tool for people, so that a window never reads a wire name: its
+// namespace (whose toolset gives the icon), the MCP server's name, and the tool's title.
+type ToolRef struct {
+	Namespace string `json:"namespace,omitempty"`
+	Server    string `json:"server,omitempty"`
+	Title     string `json:"title,omitempty"`
+}
+
 func (e *Entry) maxResultBytes() int {
 	if e.MaxResultBytes == 0 {
 		return DefaultMaxResultBytes
@@ -139,6 +164,7 @@ func (e *Entry) progressKind() string {
 // Info describes a registered tool for the Settings → Tools panel and `--json` listings.
 type Info struct {
 	Name            string   `json:"name"`
+	Title           string   `json:"title"`
 	Namespace       string   `json:"namespace"`
 	NamespaceLabel  string   `json:"namespaceLabel,omitempty"`
 	Description     string   `json:"description"`

@@ -132,6 +132,18 @@ func (p *Pipeline) Select(ctx context.Context, scope Scope) (Selection, error) {
 	return sel, nil
 }
 
+// Describe names a tool for people by its wire name or alias: a registered tool, or one of
+// the meta tools; false when no such tool is known (a model's invention, a removed server).
+func (p *Pipeline) Describe(name string) (ToolRef, bool) {
+	if rec, ok := p.meta[name]; ok {
+		return rec.entry.Ref(), true
+	}
+	if e, ok := p.reg.Lookup(name); ok {
+		return e.Ref(), true
+	}
+	return ToolRef{}, false
+}
+
 // Forget drops everything the pipeline keeps for a session that was deleted: its
 // inspect ledger, its latest scope and its spilled results on disk, so neither memory
 // nor the data directory grows with sessions that are gone. A session still running

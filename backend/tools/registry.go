@@ -174,7 +174,7 @@ func (r *Registry) List() []Info {
 	for _, rec := range snap {
 		e := rec.entry
 		out = append(out, Info{
-			Name: e.Name, Namespace: e.Namespace, NamespaceLabel: e.NamespaceLabel,
+			Name: e.Name, Title: e.Ref().Title, Namespace: e.Namespace, NamespaceLabel: e.NamespaceLabel,
 			Description: e.Description, Source: e.Source(), Defer: e.Defer,
 			ReadOnly: e.ReadOnly, Destructive: e.Destructive, ConcurrencySafe: e.ConcurrencySafe,
 			NeedsApproval: e.NeedsApproval, Aliases: slices.Clone(e.Aliases), Tokens: rec.tokens,

@@ -41,11 +41,12 @@ export const settingsSettled = new Promise<void>((resolve) => {
 
 // The snapshots the page carries besides the settings (the desktop window,
 // server.DesktopPageCalls): started now, their stores have them before the first render,
-// so Home's first frame offers the right action (add a provider, or start a chat) and the
-// sidebar lists the conversations. A store a component starts loads after the first paint.
+// so Home's first frame offers the right action (add a provider, or start a chat), the
+// sidebar lists the conversations and tool cards have their icons. A store a component starts loads after the first paint.
 if (!startupFailure) {
   if (pageCallKey("ListProviders", []) in page.calls) client.stores.providers.start();
   if (pageCallKey("ListSessions", [""]) in page.calls) client.stores.sessionList.start();
+  if (pageCallKey("ListToolsets", []) in page.calls) client.stores.toolsets.start();
 }
 
 /** The language of the first frame: the setting once the snapshot is in, else the system's. */

@@ -29,9 +29,6 @@ export type SessionInput = wire.ChatSessionInput;
 export type SessionPatch = wire.ChatSessionPatch;
 export type PartDelta = wire.ChatPartDelta;
 
-/** Toolsets a session can enable (backend/chat validToolsets). */
-export const TOOLSETS = ["web", "kb", "file", "sandbox", "skill", "location", "mcp"] as const;
-
 export const SESSIONS_TOPIC = "sessions";
 export const sessionTopic = (id: string) => `session:${id}`;
 

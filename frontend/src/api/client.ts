@@ -9,7 +9,7 @@ import { secretsApi, SECRETS_CHANGED, SECRETS_TOPIC, type SecretsSnapshot } from
 import { settingsApi, SETTINGS_CHANGED, SETTINGS_TOPIC, type SettingsSnapshot } from "./settings";
 import { RELOAD, TopicStore } from "./store";
 import { systemApi } from "./system";
-import { applyToolsEvent, TOOLS_TOPIC, toolsApi, type ToolsSnapshot } from "./tools";
+import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
 /**
@@ -67,6 +67,11 @@ export function createClient(transport: Transport) {
         topic: TOOLS_TOPIC,
         load: tools.list,
         apply: applyToolsEvent,
+      }),
+      toolsets: new TopicStore<ToolsetList>(transport, {
+        topic: TOOLSETS_TOPIC,
+        load: async () => ({ seq: 0, toolsets: (await tools.listToolsets()) ?? [] }),
+        apply: () => undefined,
       }),
       approvals: new TopicStore<PendingApprovals>(transport, {
         topic: APPROVALS_TOPIC,

@@ -5,6 +5,7 @@ import type { SettingsSnapshot } from "./settings";
 import type { SecretsSnapshot } from "./secrets";
 import type { SessionList, SessionSnapshot } from "./chat";
 import type { ProvidersSnapshot } from "./providers";
+import type { Toolset } from "./tools";
 
 const ClientContext = createContext<CairnClient | null>(null);
 
@@ -40,6 +41,13 @@ export function useSecrets(): TopicState<SecretsSnapshot> {
 export function useProviders(): TopicState<ProvidersSnapshot> {
   return useTopic(useClient().stores.providers);
 }
+
+/** The capabilities' toolsets (names, label keys, icons, defaults); empty until loaded. */
+export function useToolsets(): readonly Toolset[] {
+  return useTopic(useClient().stores.toolsets).data?.toolsets ?? NO_TOOLSETS;
+}
+
+const NO_TOOLSETS: readonly Toolset[] = [];
 
 export function useSessionList(): TopicState<SessionList> {
   return useTopic(useClient().stores.sessionList);

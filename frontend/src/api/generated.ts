@@ -98,6 +98,13 @@ export interface Facade {
    * whether the user turned it off.
    */
   ListTools(): Promise<ToolsSnapshot>;
+  /**
+   * ListToolsets is every capability's toolset as the window shows it: its name, the i18n
+   * key of its label, its icon, whether new chat and task sessions have it on, and whether
+   * it is in every session (the meta tools). The session settings' toggles, the tool cards'
+   * and the Tools panel's icons read it; the list is fixed for the life of the process.
+   */
+  ListToolsets(): Promise<CapabilityToolset[]>;
   /** Ready is called once by every window when its first screen is up. */
   Ready(window: string): Promise<ReadyInfo>;
   /** RefreshMCPServer re-reads a server's tool list now. */
@@ -247,6 +254,9 @@ export interface ApprovalAuditEntry {
   sessionTitle?: string;
   callId?: string;
   tool: string;
+  namespace?: string;
+  server?: string;
+  title?: string;
   argsSummary: string;
   /**
    * Decision is allow_once, allow_session, allow_always or deny for a user's answer;
@@ -328,11 +338,13 @@ export interface ApprovalRequest {
   callId: string;
   /**
    * Tool is the wire name; Namespace and Server (the MCP server's name) say where it
-   * comes from.
+   * comes from, and Title is its name for people (tools.ToolRef; empty when the tool
+   * is no longer registered).
    */
   tool: string;
   namespace?: string;
   server?: string;
+  title?: string;
   args: unknown;
   /** Touches is what the call will touch: paths, URLs, the exact shell command. */
   touches: PermissionTargets;
@@ -425,6 +437,20 @@ export interface BuildInfo {
   commit: string;
   goVersion: string;
   platform: string;
+}
+
+/** Toolset is a capability as the window lists it (ListToolsets). */
+export interface CapabilityToolset {
+  name: string;
+  /** i18n key */
+  label: string;
+  icon: string;
+  /** on in a new chat session */
+  chat: boolean;
+  /** on in a new task session */
+  task: boolean;
+  /** in every session, not a session's choice */
+  fixed: boolean;
 }
 
 /**
@@ -605,6 +631,9 @@ export interface ChatStatusInfo {
 export interface ChatToolInfo {
   callId: string;
   name: string;
+  namespace?: string;
+  server?: string;
+  title?: string;
   /** tool-call: the model's JSON text, as sent */
   arguments?: string;
   /** tool-call: unix ms when it began to run */
@@ -1355,6 +1384,7 @@ export interface ToolsSnapshot {
 /** ToolState is one row of Settings → Tools. */
 export interface ToolsToolState {
   name: string;
+  title: string;
   namespace: string;
   namespaceLabel?: string;
   description: string;

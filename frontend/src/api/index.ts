@@ -3,7 +3,7 @@ export type { AppError, AppErrorAction, CairnEvent, Transport } from "./types";
 export { RESYNC } from "./types";
 export { isAppError, toAppError } from "./errors";
 export { createClient, SessionStores, type CairnClient } from "./client";
-export { ClientProvider, useClient, useOptionalClient, useProviders, useSecrets, useSession, useSessionList, useSettings, useTopic } from "./context";
+export { ClientProvider, useClient, useOptionalClient, useProviders, useSecrets, useSession, useSessionList, useSettings, useToolsets, useTopic } from "./context";
 export { detectTransport } from "./transport";
 export { TopicStore, RELOAD, type TopicState, type Snapshot } from "./store";
 export * from "./settings";

@@ -8,12 +8,33 @@ export type DeferMode = wire.ToolsDefer;
 export type ToolEntry = wire.ToolsToolState;
 export type ToolsSnapshot = wire.ToolsSnapshot;
 
+/** One capability's toolset (ListToolsets): its label is an i18n key, its icon a name of components/Icon. */
+export type Toolset = wire.CapabilityToolset;
+
+/** The toolsets as a store holds them; the list is fixed while the backend runs. */
+export interface ToolsetList {
+  seq: number;
+  toolsets: Toolset[];
+}
+
+/** The store key of the toolsets: no event is ever published on it. */
+export const TOOLSETS_TOPIC = "toolsets";
+
+/** The toolset a registry namespace belongs to: its name, or the part before ":" ("mcp:<id>" → mcp). */
+export function toolsetOf(list: readonly Toolset[] | undefined, namespace: string | undefined): Toolset | undefined {
+  if (!list || !namespace) return undefined;
+  const i = namespace.indexOf(":");
+  const base = i < 0 ? namespace : namespace.slice(0, i);
+  return list.find((ts) => ts.name === base);
+}
+
 export const TOOLS_TOPIC = "tools";
 export const TOOLS_PREFS_CHANGED = "tools:prefs";
 
 export function toolsApi(t: Transport) {
   return {
     list: () => t.call<ToolsSnapshot>("ListTools"),
+    listToolsets: () => t.call<Toolset[]>("ListToolsets"),
     setEnabled: (name: string, enabled: boolean) => t.call<void>("SetToolEnabled", name, enabled),
   };
 }

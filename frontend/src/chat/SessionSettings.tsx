@@ -2,9 +2,9 @@ import { useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import {
   PERMISSION_MODES,
-  TOOLSETS,
   toAppError,
   useClient,
+  useToolsets,
   type AppError,
   type PermissionMode,
   type Provider,
@@ -50,6 +50,7 @@ export function SessionSettings({
   const [prompt, setPrompt] = useState(session.systemPrompt);
   const [temp, setTemp] = useState<number | null>(session.temperature);
   const [toolsets, setToolsets] = useState<string[]>(session.toolsets ?? []);
+  const choosable = useToolsets().filter((ts) => !ts.fixed);
   const [model, setModel] = useState({ providerId: session.providerId, model: session.model });
   const [reasoning, setReasoning] = useState<ReasoningChoice>(session.reasoning ?? {});
   const [error, setError] = useState<AppError | null>(null);
@@ -185,10 +186,10 @@ export function SessionSettings({
           <legend className="field__label">{t("settings.toolsets")}</legend>
           <p className="field__help">{t("settings.toolsetsHelp")}</p>
           <div className="toolset-grid">
-            {TOOLSETS.map((ts) => (
-              <label key={ts} className="check-label" data-testid={`toolset-${ts}`}>
-                <input type="checkbox" checked={toolsets.includes(ts)} onChange={() => toggle(ts)} />
-                {t(`tools.namespace.${ts}`)}
+            {choosable.map((ts) => (
+              <label key={ts.name} className="check-label" data-testid={`toolset-${ts.name}`}>
+                <input type="checkbox" checked={toolsets.includes(ts.name)} onChange={() => toggle(ts.name)} />
+                {t(ts.label)}
               </label>
             ))}
           </div>

@@ -39,6 +39,11 @@ const paths = {
 
 export type IconName = keyof typeof paths;
 
+/** Whether a name from the backend (a toolset's icon) is one of ours. */
+export function isIconName(name: string | undefined): name is IconName {
+  return name !== undefined && Object.prototype.hasOwnProperty.call(paths, name);
+}
+
 /** Stroke icons; decorative by default (aria-hidden). */
 export function Icon({ name, size = 18, ...rest }: { name: IconName; size?: number } & SVGProps<SVGSVGElement>) {
   return (

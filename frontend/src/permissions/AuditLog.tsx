@@ -4,20 +4,18 @@ import { toAppError, useClient, type AppError, type AuditEntry, type AuditQuery 
 import { useSaveText } from "../components/download";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
-import { parseToolName } from "../tools/model";
 import { useApprovalReason } from "../tools/reason";
 import { dateTime } from "./model";
 
-/** "everything › toggleSubscriberUpdates" for an MCP wire name; the name itself otherwise. */
-function ToolName({ wire }: { wire: string }) {
-  const n = parseToolName(wire);
-  return n.namespace === "mcp" && n.server ? (
+/** "everything › toggleSubscriberUpdates" for an MCP server's tool; the wire name otherwise. */
+function ToolName({ entry }: { entry: AuditEntry }) {
+  return entry.server && entry.title ? (
     <>
-      <span className="muted">{n.server} › </span>
-      <code>{n.label}</code>
+      <span className="muted">{entry.server} › </span>
+      <code>{entry.title}</code>
     </>
   ) : (
-    <code>{wire}</code>
+    <code>{entry.tool}</code>
   );
 }
 
@@ -261,7 +259,7 @@ export function AuditLog() {
                   </td>
                   <td className="audit__call">
                     <span className="audit__tool" title={e.tool}>
-                      <ToolName wire={e.tool} />
+                      <ToolName entry={e} />
                     </span>
                     {e.argsSummary && (
                       <span className="audit__clip audit__summary" title={e.argsSummary}>

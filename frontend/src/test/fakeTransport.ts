@@ -1,9 +1,26 @@
-import type { AppError, CairnEvent, PermissionMode, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+import type { AppError, CairnEvent, PermissionMode, SecretsSnapshot, SettingSpec, SettingsSnapshot, Toolset, Transport } from "../api";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
 import { FakePermissions } from "./fakePermissions";
 
 type Impl = (...args: unknown[]) => unknown;
+
+/** Mirrors backend/service.Capabilities().Toolsets() (ListToolsets). */
+export const TOOLSETS: Toolset[] = [
+  { name: "web", label: "chat:tools.namespace.web", icon: "globe", chat: false, task: false, fixed: false },
+  { name: "kb", label: "chat:tools.namespace.kb", icon: "book", chat: false, task: false, fixed: false },
+  { name: "file", label: "chat:tools.namespace.file", icon: "file", chat: false, task: false, fixed: false },
+  { name: "sandbox", label: "chat:tools.namespace.sandbox", icon: "terminal", chat: false, task: true, fixed: false },
+  { name: "skill", label: "chat:tools.namespace.skill", icon: "sparkle", chat: false, task: false, fixed: false },
+  { name: "location", label: "chat:tools.namespace.location", icon: "pin", chat: false, task: false, fixed: false },
+  { name: "mcp", label: "chat:tools.namespace.mcp", icon: "plug", chat: true, task: true, fixed: false },
+  { name: "meta", label: "chat:tools.namespace.meta", icon: "layers", chat: false, task: false, fixed: true },
+];
+
+/** What every fake backend answers unless a test scripts the method itself. */
+const DEFAULTS: Record<string, Impl> = {
+  ListToolsets: () => TOOLSETS.map((ts) => ({ ...ts })),
+};
 
 /** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */
 export class FakeTransport implements Transport {
@@ -16,7 +33,7 @@ export class FakeTransport implements Transport {
 
   call<T>(method: string, ...args: unknown[]): Promise<T> {
     this.calls.push({ method, args });
-    const f = this.impl[method];
+    const f = this.impl[method] ?? DEFAULTS[method];
     if (!f) {
       const err: AppError = { code: "method_unknown", i18nKey: "errors.method_unknown", params: { method }, message: `no ${method}` };
       return Promise.reject(err);

@@ -13,6 +13,7 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   callId: "c1",
   tool: "sandbox_bash",
   namespace: "sandbox",
+  title: "bash",
   args: { command: "rm -rf build && make" },
   touches: { commands: ["rm -rf build", "make"], paths: ["/work/build"], cwd: "/work" },
   readOnly: false,

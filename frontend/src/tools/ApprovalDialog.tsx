@@ -1,11 +1,11 @@
 import { useId, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import type { ApprovalChoice, ApprovalRequest } from "../api";
+import { useToolsets, type ApprovalChoice, type ApprovalRequest } from "../api";
 import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useDeliberateKeys, type DeliberatePress } from "../components/useDeliberateKeys";
-import { NAMESPACE_ICONS, parseToolName, prettyJSON } from "./model";
+import { prettyJSON, toolIcon, toolsetLabel } from "./model";
 import { useApprovalReason } from "./reason";
 import { countHidden, Visible, visibleString } from "./visible";
 
@@ -60,10 +60,11 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const [busy, setBusy] = useState(false);
   const reasonOf = useApprovalReason();
   const keys = useDeliberateKeys(request?.id ?? null, (press) => onPress(press));
+  const toolsets = useToolsets();
 
   if (!request) return null;
-  const name = parseToolName(request.tool);
-  const namespace = request.namespace?.startsWith("mcp") ? "mcp" : name.namespace;
+  const label = request.title || request.tool;
+  const nsLabel = toolsetLabel(toolsets, request.namespace);
   const args = typeof request.args === "string" ? request.args : JSON.stringify(request.args ?? {});
   const change = changeOf(typeof request.args === "string" ? safeParse(request.args) : request.args);
   const touches = request.touches ?? {};
@@ -105,7 +106,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
       testId="approval-dialog"
       size="wide"
       {...keys}
-      title={t("approval.title", { tool: visibleString(request.server ? `${request.server} › ${name.label}` : name.label || request.tool) })}
+      title={t("approval.title", { tool: visibleString(request.server ? `${request.server} › ${label}` : label) })}
       description={reasonOf(request) || undefined}
       footer={
         <>
@@ -133,12 +134,12 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
         {context}
         <p className="approval__tool">
           <span className="tool-card__ns" aria-hidden="true">
-            <Icon name={NAMESPACE_ICONS[namespace]} size={15} />
+            <Icon name={toolIcon(toolsets, request.namespace)} size={15} />
           </span>
           <code>
             <Visible text={request.tool} />
           </code>
-          <span className="muted">· {t(`tools.namespace.${namespace}`)}</span>
+          {nsLabel && <span className="muted">· {t(nsLabel)}</span>}
         </p>
         {hidden > 0 && (
           <p className="approval__warn" data-testid="approval-hidden-warning">

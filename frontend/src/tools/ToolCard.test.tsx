@@ -1,10 +1,10 @@
-import { act, fireEvent, screen, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { useState } from "react";
 import { describe, expect, it } from "vitest";
 import type { Part } from "../api";
 import { FakeTransport } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
-import { groupParts, parseToolName, toolState, type ToolItem } from "./model";
+import { groupParts, toolState, type ToolItem } from "./model";
 import { ToolCard } from "./ToolCard";
 
 let n = 0;
@@ -21,14 +21,14 @@ const part = (over: Partial<Part>): Part => ({
 });
 
 const call = (over: Partial<NonNullable<Part["tool"]>> = {}, p: Partial<Part> = {}) =>
-  part({ type: "tool-call", tool: { callId: "c1", name: "web_search", arguments: '{"query":"cairn","limit":3}', startedAt: Date.now() - 1500, ...over }, ...p });
+  part({ type: "tool-call", tool: { callId: "c1", name: "web_search", namespace: "web", title: "search", arguments: '{"query":"cairn","limit":3}', startedAt: Date.now() - 1500, ...over }, ...p });
 
 const item = (parts: Part[]): ToolItem => groupParts(parts)[0] as ToolItem;
 
 const setup = (ui: React.ReactElement) => renderWithClient(ui, { transport: new FakeTransport(), ready: null });
 
 describe("ToolCard", () => {
-  it("shows a running call collapsed with its namespace, name, state, progress and live duration", () => {
+  it("shows a running call collapsed with its namespace, name, state, progress and live duration", async () => {
     const { container } = setup(
       <ToolCard item={item([call({ progress: { callId: "c1", kind: "web", message: "Searching 2 of 3", progress: 2, total: 3 } })])} live />,
     );
@@ -39,7 +39,7 @@ describe("ToolCard", () => {
     expect(card).toHaveTextContent("Searching 2 of 3");
     expect(card).toHaveTextContent(/1\.\d s/);
     expect(screen.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "2");
-    expect(container.querySelector(".tool-card__ns")).toHaveAttribute("title", "Web");
+    await waitFor(() => expect(container.querySelector(".tool-card__ns")).toHaveAttribute("title", "Web"));
     expect(screen.queryByTestId("tool-args")).toBeNull(); // collapsed
   });
 
@@ -143,11 +143,23 @@ describe("tool model", () => {
     expect([y.call?.id, y.end?.id, toolState(y, true)]).toEqual(["cy", "ey", "done"]);
   });
 
-  it("reads wire names", () => {
-    expect(parseToolName("web_search")).toEqual({ namespace: "web", label: "search" });
-    expect(parseToolName("tool_invoke")).toEqual({ namespace: "meta", label: "tool_invoke" });
-    expect(parseToolName("mcp__github__createIssue_0123456789abcdef0123")).toEqual({ namespace: "mcp", server: "github", label: "createIssue" });
-    expect(parseToolName("mystery")).toEqual({ namespace: "other", label: "mystery" });
+  it("names a tool as its parts say, never by reading the wire name", async () => {
+    const { container } = setup(
+      <>
+        <ToolCard
+          item={item([call({ callId: "m", name: "mcp__gh__createIssue_0123456789abcdef0123", namespace: "mcp:srv1", server: "GitHub", title: "create_issue" })])}
+          live
+        />
+        <ToolCard item={item([call({ callId: "x", name: "mcp__gh__lookalike_0123456789abcdef0123", namespace: undefined, title: undefined })])} live />
+      </>,
+    );
+    const [mcp, unknown] = screen.getAllByTestId("tool-card");
+    expect(mcp).toHaveTextContent("GitHub › create_issue");
+    await waitFor(() => expect(container.querySelector(".tool-card__ns")).toHaveAttribute("title", "MCP servers"));
+    // A name that is no tool Cairn knows is shown as sent, with the generic icon and no server.
+    expect(unknown).toHaveTextContent("mcp__gh__lookalike_0123456789abcdef0123");
+    expect(unknown).not.toHaveTextContent("›");
+    expect(unknown!.querySelector(".tool-card__ns")).not.toHaveAttribute("title");
   });
 });
 

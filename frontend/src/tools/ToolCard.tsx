@@ -1,6 +1,6 @@
 import { memo, useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, type AppError, type ApprovalRequest } from "../api";
+import { toAppError, useToolsets, type AppError, type ApprovalRequest } from "../api";
 import { ErrorView, useErrorText } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../chat/markdown/Markdown";
@@ -9,9 +9,9 @@ import {
   formatBytes,
   formatDuration,
   looksLikeMarkdown,
-  NAMESPACE_ICONS,
-  parseToolName,
   prettyJSON,
+  toolIcon,
+  toolsetLabel,
   toolState,
   type ToolItem,
   type ToolState,
@@ -66,9 +66,11 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
   const request = requestId ? sessionApprovals?.byId.get(requestId) : undefined;
   const approvalStatus = request?.status ?? approval?.status;
   const resumable = Boolean(requestId && sessionApprovals && (approvalStatus === "interrupted" || approvalStatus === "resumed"));
-  const parsed = parseToolName(item.name);
-  const namespace = approval?.namespace?.startsWith("mcp") ? "mcp" : parsed.namespace;
-  const server = approval?.server || parsed.server;
+  const toolsets = useToolsets();
+  const namespace = item.namespace ?? approval?.namespace;
+  const server = item.server || approval?.server;
+  const label = item.title || item.name;
+  const nsLabel = toolsetLabel(toolsets, namespace);
   const call = item.call?.tool;
   const end = item.end?.tool;
   const running = state === "running" || state === "awaiting-approval";
@@ -87,12 +89,12 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
     >
       <button type="button" className="tool-card__head" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen((o) => !o)}>
         <Icon name="chevron" size={14} className="tool-card__chevron" />
-        <span className="tool-card__ns" title={t(`tools.namespace.${namespace}`)}>
-          <Icon name={NAMESPACE_ICONS[namespace]} size={15} />
+        <span className="tool-card__ns" title={nsLabel ? t(nsLabel) : undefined}>
+          <Icon name={toolIcon(toolsets, namespace)} size={15} />
         </span>
         <span className="tool-card__name">
           {server && <span className="tool-card__server">{visibleString(server)} › </span>}
-          <code>{parsed.label || item.name ? <Visible text={parsed.label || item.name} /> : t("tools.unnamed")}</code>
+          <code>{label ? <Visible text={label} /> : t("tools.unnamed")}</code>
         </span>
         <StateBadge
           state={state}

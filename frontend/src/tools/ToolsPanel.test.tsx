@@ -8,6 +8,7 @@ import { renderWithClient } from "../test/render";
 
 const tool = (over: Partial<ToolEntry>): ToolEntry => ({
   name: "web_search",
+  title: "search",
   namespace: "web",
   description: "Search the web.",
   source: "builtin",

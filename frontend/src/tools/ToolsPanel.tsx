@@ -1,22 +1,14 @@
 import { useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, useTopic, type AppError, type ToolEntry } from "../api";
+import { toAppError, useClient, useToolsets, useTopic, type AppError, type ToolEntry } from "../api";
 import { ErrorView } from "../components/ErrorView";
-import { Icon } from "../components/Icon";
-import { NAMESPACE_ICONS, type Namespace } from "./model";
-
-const KNOWN: Namespace[] = ["web", "kb", "file", "sandbox", "skill", "location", "mcp", "meta"];
-
-/** The icon family of a registry namespace ("mcp:<serverId>" → mcp). */
-export function namespaceKind(ns: string): Namespace {
-  const base = ns.startsWith("mcp:") ? "mcp" : ns;
-  return (KNOWN as string[]).includes(base) ? (base as Namespace) : "other";
-}
+import { Icon, type IconName } from "../components/Icon";
+import { toolIcon, toolsetLabel } from "./model";
 
 interface Group {
   key: string;
   label: string;
-  kind: Namespace;
+  icon: IconName;
   tools: ToolEntry[];
 }
 
@@ -35,22 +27,23 @@ export function ToolsPanel() {
   const searchId = useId();
 
   const tools = data?.tools ?? [];
+  const toolsets = useToolsets();
   const groups = useMemo(() => {
     const q = query.trim().toLowerCase();
     const out = new Map<string, Group>();
     for (const tool of tools) {
       if (q && !`${tool.name} ${tool.description} ${tool.namespaceLabel ?? ""}`.toLowerCase().includes(q)) continue;
-      const kind = namespaceKind(tool.namespace);
       let g = out.get(tool.namespace);
       if (!g) {
-        const label = tool.namespaceLabel || (kind === "other" ? tool.namespace : t(`chat:tools.namespace.${kind}`));
-        g = { key: tool.namespace, label, kind, tools: [] };
+        const key = toolsetLabel(toolsets, tool.namespace);
+        const label = tool.namespaceLabel || (key ? t(key) : tool.namespace);
+        g = { key: tool.namespace, label, icon: toolIcon(toolsets, tool.namespace), tools: [] };
         out.set(tool.namespace, g);
       }
       g.tools.push(tool);
     }
     return [...out.values()].sort((a, b) => a.label.localeCompare(b.label));
-  }, [tools, query, t]);
+  }, [tools, toolsets, query, t]);
   const off = tools.filter((x) => !x.enabled).length;
 
   const toggle = async (tool: ToolEntry) => {
@@ -95,7 +88,7 @@ export function ToolsPanel() {
       {groups.map((g) => (
         <div key={g.key} className="tools-group" data-testid="tools-group" data-namespace={g.key}>
           <h3 className="group__title tools-group__title">
-            <Icon name={NAMESPACE_ICONS[g.kind]} size={15} />
+            <Icon name={g.icon} size={15} />
             {g.label}
             <span className="muted tools-group__ns">{g.key}</span>
           </h3>

@@ -1,5 +1,5 @@
-import type { Part } from "../api";
-import type { IconName } from "../components/Icon";
+import { toolsetOf, type Part, type Toolset } from "../api";
+import { isIconName, type IconName } from "../components/Icon";
 
 /** The states a tool card shows (data-state). */
 export type ToolState = "running" | "done" | "error" | "stopped" | "awaiting-approval";
@@ -10,6 +10,10 @@ export interface ToolItem {
   key: string;
   callId: string;
   name: string;
+  /** How people name the tool (from its parts; see ToolInfo). */
+  namespace?: string;
+  server?: string;
+  title?: string;
   call?: Part;
   end?: Part;
   approvals: Part[];
@@ -41,6 +45,11 @@ export function groupParts(parts: readonly Part[]): RenderItem[] {
       items.push(item);
     }
     if (!item.name && p.tool?.name) item.name = p.tool.name;
+    if (!item.title && p.tool?.title) {
+      item.namespace = p.tool.namespace;
+      item.server = p.tool.server;
+      item.title = p.tool.title;
+    }
     return item;
   };
   for (const p of parts) {
@@ -75,45 +84,16 @@ export function toolState(item: ToolItem, live: boolean): ToolState {
   return "running";
 }
 
-export type Namespace = "web" | "kb" | "file" | "sandbox" | "skill" | "location" | "mcp" | "meta" | "other";
-
-const BUILTIN: Namespace[] = ["web", "kb", "file", "sandbox", "skill", "location"];
-
-export interface ToolName {
-  namespace: Namespace;
-  /** MCP server (readable part of the wire name). */
-  server?: string;
-  /** Readable tool name without namespace prefix or hash. */
-  label: string;
+/** The icon of a tool's namespace: its toolset's (ListToolsets), else the generic tool icon. */
+export function toolIcon(toolsets: readonly Toolset[], namespace: string | undefined): IconName {
+  const icon = toolsetOf(toolsets, namespace)?.icon;
+  return isIconName(icon) ? icon : "tool";
 }
 
-/**
- * Reads a wire name (TOOL-2): built-in `<namespace>_<verb>`, MCP
- * `mcp__<server>__<tool>_<20 hex>`, meta `tool_<verb>`.
- */
-export function parseToolName(name: string): ToolName {
-  const mcp = /^mcp__([^_]*)__(.*?)(?:_[0-9a-f]{20})?$/.exec(name);
-  if (mcp) return { namespace: "mcp", server: mcp[1], label: mcp[2]! };
-  if (/^tool_[a-z]+$/.test(name)) return { namespace: "meta", label: name };
-  const i = name.indexOf("_");
-  if (i > 0) {
-    const ns = name.slice(0, i) as Namespace;
-    if (BUILTIN.includes(ns)) return { namespace: ns, label: name.slice(i + 1) };
-  }
-  return { namespace: "other", label: name };
+/** The i18n key of a tool namespace's name: its toolset's label, if it has a toolset. */
+export function toolsetLabel(toolsets: readonly Toolset[], namespace: string | undefined): string | undefined {
+  return toolsetOf(toolsets, namespace)?.label;
 }
-
-export const NAMESPACE_ICONS: Record<Namespace, IconName> = {
-  web: "globe",
-  kb: "book",
-  file: "file",
-  sandbox: "terminal",
-  skill: "sparkle",
-  location: "pin",
-  mcp: "plug",
-  meta: "layers",
-  other: "tool",
-};
 
 /** Pretty JSON when the text parses, else null. */
 export function prettyJSON(text: string | undefined): string | null {
