@@ -152,7 +152,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		}
 		p, err := s.Providers.FetchModels(ctx, rest[0])
 		if err != nil {
-			return err
+			return s.Redact.Error(apperr.From(err)) // a provider's error may echo the key
 		}
 		if *asJSON {
 			return writeJSON(env.Stdout, p.Models)
@@ -175,6 +175,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		res.Error = s.Redact.Error(res.Error) // a provider's error may echo the key
 		if *asJSON {
 			return writeJSON(env.Stdout, res)
 		}
