@@ -138,6 +138,8 @@ func TestErrorStatusAndShape(t *testing.T) {
 		{"state conflict", "Fail", `["approval_already_decided", ""]`, 409, "approval_already_decided", nil, "", ""},
 		{"provider failures are a bad gateway", "Fail", `["model_unreachable", ""]`, 502, "model_unreachable", nil, "retry", ""},
 		{"a model the provider lacks is its answer", "Fail", `["model_not_found", ""]`, 502, "model_not_found", nil, "open-settings", "providers"},
+		{"a document that cannot be read", "Fail", `["doc_encrypted", ""]`, 400, "doc_encrypted", nil, "", ""},
+		{"a page that cannot be fetched", "Fail", `["fetch_too_large", ""]`, 502, "fetch_too_large", nil, "", ""},
 		{"too many import entries", "Fail", `["mcp_import_too_many", ""]`, 400, "mcp_import_too_many", nil, "", ""},
 		{"MCP failures are a bad gateway", "Fail", `["mcp_command_not_found", ""]`, 502, "mcp_command_not_found", nil, "open-settings", "mcp"},
 		{"other codes are server errors", "Fail", `["internal", ""]`, 500, "internal", nil, "", ""},

@@ -60,9 +60,10 @@ func statusFor(code apperr.Code) int {
 	case strings.HasSuffix(c, "_exists"):
 		return http.StatusConflict
 	case strings.HasPrefix(c, "setting_"), strings.HasSuffix(c, "_invalid"), strings.HasPrefix(c, "invalid_"),
-		strings.Contains(c, "_invalid_"), strings.HasSuffix(c, "_unknown"):
-		return http.StatusBadRequest
-	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"), strings.HasPrefix(c, "image_"):
+		strings.Contains(c, "_invalid_"), strings.HasSuffix(c, "_unknown"), strings.HasPrefix(c, "doc_"):
+		return http.StatusBadRequest // doc_*: the document given cannot be read
+	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"), strings.HasPrefix(c, "image_"),
+		strings.HasPrefix(c, "fetch_"):
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError
