@@ -143,6 +143,21 @@ const (
 	DocUnpackedTooLarge Code = "doc_unpacked_too_large"
 	DocCorrupt          Code = "doc_corrupt"
 	DocNoText           Code = "doc_no_text"
+
+	// Web search providers and the pages they read (WEB-1, WEB-2).
+	TavilyKeyRequired      Code = "tavily_api_key_required"
+	SearchKeyRequired      Code = "search_api_key_required"
+	SearchKeyInvalid       Code = "search_api_key_invalid"
+	SearchRateLimited      Code = "search_rate_limited"
+	SearchUnreachable      Code = "search_provider_unreachable"
+	SearchBadResponse      Code = "search_response_invalid"
+	SearchRejected         Code = "search_request_rejected"
+	SearxngJSONDisabled    Code = "searxng_json_disabled"
+	SearchEndpointRequired Code = "search_endpoint_required"
+	SearchEndpointInvalid  Code = "search_endpoint_invalid"
+	SearchProviderUnknown  Code = "search_provider_unknown"
+	SearchProxyInvalid     Code = "search_proxy_invalid"
+	ParseLinkUnsupported   Code = "parse_link_unsupported"
 )
 
 var catalogue = map[Code]def{
@@ -267,4 +282,18 @@ var catalogue = map[Code]def{
 	DocUnpackedTooLarge: {},
 	DocCorrupt:          {},
 	DocNoText:           {},
+
+	TavilyKeyRequired:      {action: openSettings("web-search")},
+	SearchKeyRequired:      {action: openSettings("web-search")},
+	SearchKeyInvalid:       {action: openSettings("web-search")},
+	SearchRateLimited:      {action: retry},
+	SearchUnreachable:      {action: retry},
+	SearchBadResponse:      {action: openSettings("web-search")},
+	SearchRejected:         {action: openSettings("web-search")},
+	SearxngJSONDisabled:    {action: openSettings("web-search")},
+	SearchEndpointRequired: {action: openSettings("web-search")},
+	SearchEndpointInvalid:  {action: openSettings("web-search")},
+	SearchProviderUnknown:  {action: openSettings("web-search")},
+	SearchProxyInvalid:     {action: openSettings("web-search")},
+	ParseLinkUnsupported:   {},
 }

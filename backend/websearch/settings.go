@@ -1,0 +1,66 @@
+package websearch
+
+import (
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/settings"
+)
+
+// The settings web search reads; all are on Settings → Web search.
+const (
+	SettingProvider = "websearch.provider"
+	SettingFallback = "websearch.fallback"
+	SettingAskAll   = "websearch.askAll"
+	SettingCacheTTL = "websearch.cacheTTL"
+	SettingTimeout  = "websearch.timeout"
+	SettingProxy    = "websearch.proxy"
+)
+
+// DefaultProvider answers without a key, so search works before any setup.
+const DefaultProvider = Bing
+
+// EndpointSetting is the setting that overrides a provider's base URL.
+func EndpointSetting(id string) string { return "websearch.endpoint." + id }
+
+func intp(v int) *int { return &v }
+
+// Specs are web search's settings, in the order Settings shows them.
+func Specs() []settings.Spec {
+	sec := SettingsSection
+	out := []settings.Spec{
+		{Key: SettingProvider, Type: settings.Enum, Default: DefaultProvider, Enum: IDs(), Section: sec},
+		// Provider IDs tried in order when the chosen one fails (comma- or space-separated).
+		{Key: SettingFallback, Type: settings.String, Default: "", MaxLen: 300, Section: sec},
+		// Ask the chosen provider and the fallback chain at once and merge their results.
+		{Key: SettingAskAll, Type: settings.Bool, Default: false, Section: sec},
+		// How long an answer is reused for the same search; 0s turns the cache off.
+		{Key: SettingCacheTTL, Type: settings.Duration, Default: "15m", MinDuration: "0s", MaxDuration: "168h", Section: sec},
+		{Key: SettingTimeout, Type: settings.Duration, Default: "20s", MinDuration: "1s", MaxDuration: "5m", Section: sec},
+		// A proxy URL (http, https or socks5) for search requests; empty uses the system's
+		// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
+		{Key: SettingProxy, Type: settings.String, Default: "", MaxLen: 2000, Section: sec},
+	}
+	for _, p := range catalog() {
+		out = append(out, settings.Spec{Key: EndpointSetting(p.ID), Type: settings.String, Default: "", MaxLen: 2000, Section: sec})
+	}
+	return out
+}
+
+// parseChain reads the fallback setting: known IDs in order, each once; unknown names are
+// returned apart so the caller can say so.
+func parseChain(s string) (ids, unknown []string) {
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '\n' }) {
+		id := strings.ToLower(strings.TrimSpace(f))
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if _, ok := Lookup(id); ok {
+			ids = append(ids, id)
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	return ids, unknown
+}
