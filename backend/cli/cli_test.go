@@ -98,10 +98,10 @@ func TestSecretsFromStdinNeverArgv(t *testing.T) {
 		t.Fatalf("snapshot %+v", snap)
 	}
 	// A value given as an argument is refused, not stored.
-	if r := run(t, dir, "", "secrets", "set", "websearch.bing", "sk-in-argv"); r.code != 2 {
+	if r := run(t, dir, "", "secrets", "set", "websearch.brave", "sk-in-argv"); r.code != 2 {
 		t.Fatalf("argv secret accepted: %+v", r)
 	}
-	if r := run(t, dir, "", "secrets", "set", "websearch.bing"); r.code == 0 || !strings.Contains(r.stderr, "empty") {
+	if r := run(t, dir, "", "secrets", "set", "websearch.brave"); r.code == 0 || !strings.Contains(r.stderr, "empty") {
 		t.Fatalf("empty stdin: %+v", r)
 	}
 	db, _ := os.ReadFile(filepath.Join(dir, "cairn.db"))

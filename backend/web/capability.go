@@ -1,42 +1,45 @@
-// Package web is Cairn's web capability: reading pages (web_fetch, also called
-// parse_link, and `cairn fetch`, package webfetch) and web search, whose tools are not
-// built yet (a session can already enable the toolset and Settings keeps its keys).
+// Package web is Cairn's web capability: web search (web_search and `cairn search`,
+// package websearch) and reading pages (web_fetch, also called parse_link, and
+// `cairn fetch`, package webfetch), through the chosen search provider when it reads pages
+// itself and through Cairn's own fetcher otherwise.
 package web
 
 import (
 	"context"
 
 	"github.com/cairn-app/cairn/backend/capability"
-	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/cairn-app/cairn/backend/webfetch"
+	"github.com/cairn-app/cairn/backend/websearch"
 )
 
 // Name is the toolset and the namespace of its tools.
-const Name = "web"
+const Name = websearch.Toolset
 
 // Capability declares the toolset: its name, label and icon, the search providers' keys
-// Settings → Web search manages, the fetcher's settings, its tool and `cairn fetch`.
+// and settings, the fetcher's settings, the tools and `cairn search` / `cairn fetch`.
 func Capability() capability.Capability {
 	return capability.Capability{
-		Name:     Name,
-		Label:    "chat:tools.namespace.web",
-		Icon:     "globe",
-		Secrets:  []string{"websearch.tavily", "websearch.bing", "websearch.brave", "websearch.bocha", "websearch.querit"},
-		Settings: webfetch.Specs(),
-		Commands: []capability.Command{webfetch.Command(webfetch.Options{}, linkParser)},
-		Open:     open,
+		Name:        Name,
+		Label:       "chat:tools.namespace.web",
+		Icon:        "globe",
+		Instruction: websearch.Instruction,
+		Secrets:     websearch.Secrets(),
+		Settings:    append(websearch.Specs(), webfetch.Specs()...),
+		Commands:    []capability.Command{searchCommand(), webfetch.Command(webfetch.Options{}, linkParser)},
+		Open:        open,
 	}
 }
 
-// linkParser is the selected search provider's page reader for parse_link; nil (Cairn's
-// own fetcher reads every page) until web search provides one.
-func linkParser(capability.Env) webfetch.LinkParser { return nil }
+// linkParser is the chosen search provider's page reader for parse_link (Cairn's own
+// fetcher reads the page when that provider cannot).
+func linkParser(env capability.Env) webfetch.LinkParser { return providerLinks{searchService(env)} }
 
 func open(_ context.Context, env capability.Env) (capability.Opened, error) {
 	var st webfetch.Settings
 	if env.Settings != nil {
 		st = env.Settings
 	}
-	reader := webfetch.NewReader(webfetch.Options{}, st, linkParser(env))
-	return capability.Opened{Tools: []tools.Entry{reader.Tool()}}, nil
+	svc := searchService(env)
+	reader := webfetch.NewReader(webfetch.Options{}, st, providerLinks{svc})
+	return capability.Opened{Tools: append(searchTools(svc), reader.Tool())}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Toolset is the toolset (and namespace) of the web tools.
@@ -24,33 +25,30 @@ const Instruction = "Use web_search for current events, facts you are unsure of,
 
 // SearchArgs are web_search's arguments.
 type SearchArgs struct {
-	Query     string `json:"query"`
-	Count     int    `json:"count,omitempty"`
-	Freshness string `json:"freshness,omitempty"`
-	Site      string `json:"site,omitempty"`
+	Query     string `json:"query" jsonschema:"What to search for, in the language the answer should come from."`
+	Count     int    `json:"count,omitempty" jsonschema:"How many results (default 8)."`
+	Freshness string `json:"freshness,omitempty" jsonschema:"Only pages published within this period."`
+	Site      string `json:"site,omitempty" jsonschema:"Only results from this domain, e.g. go.dev."`
 }
 
-const searchSchema = `{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 400, "description": "What to search for, in the language the answer should come from."},
-    "count": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many results (default 8)."},
-    "freshness": {"type": "string", "enum": ["day", "week", "month", "year"], "description": "Only pages published within this period."},
-    "site": {"type": "string", "maxLength": 253, "description": "Only results from this domain, e.g. go.dev."}
-  },
-  "required": ["query"],
-  "additionalProperties": false
-}`
+// refineSchema adds the bounds a struct tag cannot say.
+func refineSchema(s *jsonschema.Schema) {
+	one, most, minQuery, maxQuery, maxSite := 1.0, float64(MaxCount), 1, 400, 253
+	s.Properties["query"].MinLength, s.Properties["query"].MaxLength = &minQuery, &maxQuery
+	s.Properties["count"].Minimum, s.Properties["count"].Maximum = &one, &most
+	s.Properties["freshness"].Enum = []any{"day", "week", "month", "year"}
+	s.Properties["site"].MaxLength = &maxSite
+}
 
 // SearchTool is the web_search tool over svc.
 func SearchTool(svc *Service) tools.Entry {
-	return tools.Entry{
+	return tools.Typed(tools.TypedTool[SearchArgs]{
 		Name:      ToolName,
 		Namespace: Toolset,
 		Description: "Search the web. Returns titles, URLs, snippets and dates of matching pages, " +
 			"and which search provider answered.",
 		SearchHint:      "internet google bing news lookup current",
-		InputSchema:     json.RawMessage(searchSchema),
+		Refine:          refineSchema,
 		Applies:         tools.WhenToolset(Toolset),
 		ReadOnly:        true,
 		ConcurrencySafe: true,
@@ -58,12 +56,12 @@ func SearchTool(svc *Service) tools.Entry {
 		Timeout:         2 * time.Minute,
 		Instruction:     Instruction,
 		ProgressKind:    "web",
-		ValidateInput: func(_ context.Context, raw json.RawMessage) error {
-			_, err := parseArgs(raw)
+		Validate: func(_ context.Context, a SearchArgs) error {
+			_, err := a.Request()
 			return err
 		},
-		Execute: func(ctx context.Context, raw json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {
-			r, err := parseArgs(raw)
+		Run: func(ctx context.Context, a SearchArgs, progress func(tools.Progress)) (tools.Result, error) {
+			r, err := a.Request()
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -75,7 +73,7 @@ func SearchTool(svc *Service) tools.Entry {
 			display, _ := json.Marshal(ans)
 			return tools.Result{Content: FormatAnswer(ans), Display: display}, nil
 		},
-	}
+	})
 }
 
 func parseArgs(raw json.RawMessage) (Request, error) {

@@ -41,6 +41,14 @@ func TestSearchToolArguments(t *testing.T) {
 	if e.Name != "web_search" || !e.ReadOnly || !e.Cancellable || e.Applies(tools.Scope{}) || !e.Applies(tools.Scope{Toolsets: []string{"web"}}) {
 		t.Fatalf("entry %+v", e)
 	}
+	if err := tools.NewRegistry().Register(e); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"enum":["day","week","month","year"]`, `"maximum":20`, `"required":["query"]`, `"maxLength":400`} {
+		if !strings.Contains(string(e.InputSchema), want) {
+			t.Errorf("schema %s lacks %s", e.InputSchema, want)
+		}
+	}
 }
 
 // TestSearchToolRuns: the model reads who answered and numbered results; the card gets
