@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode"
@@ -59,13 +60,14 @@ func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 		}
 		return 0, nil, errCorrupt(p.name, err)
 	}
-	n := r.NumPage()
+	list := pageList(r)
+	n := len(list)
 	var text int64
-	for i := 1; i <= n; i++ {
+	for i, pg := range list {
 		if err := p.ctx.Err(); err != nil {
 			return 0, nil, canceled(err)
 		}
-		pl := pageLines(i, r.Page(i).Content().Text)
+		pl := pageLines(i+1, pg.Content().Text)
 		for _, l := range pl {
 			text += int64(len(l.text))
 		}
@@ -75,6 +77,51 @@ func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 		lines = append(lines, pl...)
 	}
 	return n, lines, nil
+}
+
+// maxPDFPages bounds the page tree walk; no real document comes near it.
+const maxPDFPages = 100000
+
+// pageList walks the page tree once (the reader's Page(n) walks it from the root for each
+// page, which is quadratic, and loops for ever on a tree whose kids point back at their
+// parents). A node seen before is skipped, and every visit counts against a budget.
+func pageList(r *pdf.Reader) []pdf.Page {
+	var out []pdf.Page
+	seen := map[string]bool{}
+	budget := 4 * maxPDFPages
+	var walk func(v pdf.Value, parent string, depth int)
+	walk = func(v pdf.Value, parent string, depth int) {
+		budget--
+		id := objectID(v)
+		if budget < 0 || depth > 64 || len(out) >= maxPDFPages || id != parent && seen[id] {
+			return
+		}
+		seen[id] = true
+		// some writers leave out /Type: a node with kids is a tree node, one with
+		// contents a page
+		kids := v.Key("Kids")
+		switch typ := v.Key("Type").Name(); {
+		case typ == "Pages" || typ == "" && kids.Len() > 0:
+			for i := 0; i < kids.Len() && budget >= 0; i++ {
+				walk(kids.Index(i), id, depth+1)
+			}
+		case typ == "Page" || typ == "" && !v.Key("Contents").IsNull():
+			out = append(out, pdf.Page{V: v})
+		}
+	}
+	walk(r.Trailer().Key("Root").Key("Pages"), "", 0)
+	return out
+}
+
+// objectID names the indirect object a value was read from. The reader keeps it in an
+// unexported field, which reflection may read (not change); a direct object carries its
+// parent's id, which is why walk does not count a kid with its parent's id as seen.
+func objectID(v pdf.Value) string {
+	f := reflect.ValueOf(v).FieldByName("ptr")
+	if !f.IsValid() {
+		return ""
+	}
+	return fmt.Sprint(f)
 }
 
 // pageLines joins glyphs into lines: a new line where the baseline moves by more than half

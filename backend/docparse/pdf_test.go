@@ -2,8 +2,10 @@ package docparse
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 )
@@ -79,4 +81,50 @@ func encryptedPDF() []byte {
 	enc := "<< /Filter /Standard /V 2 /R 3 /Length 128 /P -44 /O <" + strings.Repeat("11", 32) + "> /U <" + strings.Repeat("22", 32) + "> >>"
 	base = strings.Replace(base, "/Root 1 0 R >>", "/Root 1 0 R /Encrypt "+enc+" /ID [<"+strings.Repeat("33", 16)+"> <"+strings.Repeat("33", 16)+">] >>", 1)
 	return []byte(base)
+}
+
+func TestPDFPageTreeCycleEnds(t *testing.T) {
+	data := writeCIDPDF([][]pdfText{{{11, 72, 700, "looping tree"}}})
+	// make the page tree list itself among its kids: a reader following kids blindly loops
+	looped := strings.Replace(string(data), "/Kids [", "/Kids [2 0 R ", 1)
+	looped = fixXref(looped)
+	done := make(chan error, 1)
+	go func() {
+		doc, err := parseBytes(t, "loop.pdf", []byte(looped), Options{})
+		if err == nil && (doc.Pages != 1 || strings.Count(doc.Text(), "looping tree") != 1) {
+			err = fmt.Errorf("the page was read %d times", strings.Count(doc.Text(), "looping tree"))
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("unexpected error %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("parsing a cyclic page tree did not end")
+	}
+}
+
+// fixXref rewrites the offsets of a PDF written by writeCIDPDF after an edit.
+func fixXref(s string) string {
+	head, _, _ := strings.Cut(s, "xref\n")
+	var out strings.Builder
+	out.WriteString(head)
+	xref := out.Len()
+	n := strings.Count(head, " 0 obj\n")
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", n+1)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&out, "%010d 00000 n \n", strings.Index(head, fmt.Sprintf("\n%d 0 obj\n", i))+1)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", n+1, xref)
+	return out.String()
+}
+
+func TestObjectIDTellsObjectsApart(t *testing.T) {
+	data := writeCIDPDF([][]pdfText{{{11, 72, 700, "one"}}, {{11, 72, 700, "two"}}})
+	doc := mustParse(t, "two.pdf", data)
+	if doc.Pages != 2 || findBlock(t, doc, "two").Page != 2 {
+		t.Fatalf("pages %d\n%s", doc.Pages, blockSummary(doc))
+	}
 }
