@@ -45,6 +45,7 @@ func (o *observer) CallProgress(p tools.Progress) {
 // CallFinished records the call's end part as soon as it is known.
 func (o *observer) CallFinished(out tools.Outcome) {
 	r := o.r
+	out = r.svc.redactOutcome(out)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

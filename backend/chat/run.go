@@ -588,12 +588,20 @@ func (r *run) outcomes(calls []tools.Call) []tools.Outcome {
 
 func (r *run) record(o tools.Outcome) {
 	r.mu.Lock()
+	_, dup := r.results[o.CallID]
+	r.mu.Unlock()
+	if dup {
+		return // the observer recorded it as it finished
+	}
+	o = r.svc.redactOutcome(o) // outside the lock: a large result takes a moment
+	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.recordLocked(o)
 }
 
 // recordLocked appends the end part of a call once; later reports of the same call are
-// ignored.
+// ignored. What a tool reported comes through record or the observer, which redact it
+// first; the outcomes made here carry no secrets.
 func (r *run) recordLocked(o tools.Outcome) {
 	if _, dup := r.results[o.CallID]; dup || o.CallID == "" {
 		return
@@ -606,7 +614,6 @@ func (r *run) recordLocked(o tools.Outcome) {
 			o.Name = lp.Tool.Name
 		}
 	}
-	o = r.svc.redactOutcome(o)
 	o.Content = modelContent(o.Status, o.Content, o.Err)
 	r.results[o.CallID] = o
 	delete(r.approvals, o.CallID)
@@ -648,7 +655,7 @@ func modelContent(status tools.Status, content string, err *apperr.Error) string
 // end finishes the answer: open parts are closed, calls without an end get tool-stopped,
 // the status is stored and the session returns to idle. A Canceled error means Stop.
 func (r *run) end(e *apperr.Error) {
-	e = r.svc.cfg.Redact.Error(e)
+	e = r.svc.cfg.Redact.Error(e) // a provider's error may echo the key: cleaned before it is stored or published
 	status := MessageComplete
 	stopped := e != nil && (e.Code == apperr.Canceled || errors.Is(e, context.Canceled)) && r.ctx.Err() != nil
 	switch {
