@@ -50,6 +50,10 @@ func isEncrypted(err error) bool {
 func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 	defer func() {
 		if x := recover(); x != nil {
+			if stop, ok := x.(stopWalk); ok {
+				pages, lines, err = 0, nil, stop.err
+				return
+			}
 			pages, lines, err = 0, nil, errCorrupt(p.name, panicError(x))
 		}
 	}()
@@ -61,22 +65,14 @@ func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 		return 0, nil, errCorrupt(p.name, err)
 	}
 	list := pageList(r)
-	n := len(list)
 	var text int64
 	for i, pg := range list {
 		if err := p.ctx.Err(); err != nil {
 			return 0, nil, canceled(err)
 		}
-		pl := pageLines(i+1, pg.Content().Text)
-		for _, l := range pl {
-			text += int64(len(l.text))
-		}
-		if text > p.opts.MaxText {
-			return 0, nil, errTextTooLarge(p.opts.MaxText)
-		}
-		lines = append(lines, pl...)
+		lines = append(lines, pageLines(i+1, walkPage(p.ctx, pg, &text, p.opts.MaxText))...)
 	}
-	return n, lines, nil
+	return len(list), lines, nil
 }
 
 // maxPDFPages bounds the page tree walk; no real document comes near it.

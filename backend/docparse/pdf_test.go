@@ -128,3 +128,21 @@ func TestObjectIDTellsObjectsApart(t *testing.T) {
 		t.Fatalf("pages %d\n%s", doc.Pages, blockSummary(doc))
 	}
 }
+
+func TestPDFTextInsideFormXObject(t *testing.T) {
+	data := writePDF([][]pdfText{{{20, 72, 760, "表单标题"}, {11, 72, 730, "Text drawn by a form XObject."}}}, true)
+	doc := mustParse(t, "form.pdf", data)
+	if b := findBlock(t, doc, "drawn by a form"); b.Kind != KindParagraph || strings.Join(b.HeadingPath, ">") != "表单标题" {
+		t.Fatalf("block %+v\n%s", b, blockSummary(doc))
+	}
+}
+
+func TestPDFTextCapStopsTheWalk(t *testing.T) {
+	var page []pdfText
+	for i := 0; i < 50; i++ {
+		page = append(page, pdfText{11, 72, float64(800 - i*14), strings.Repeat("many words ", 8)})
+	}
+	data := writeCIDPDF([][]pdfText{page, page, page})
+	_, err := parseBytes(t, "big.pdf", data, Options{MaxText: 2000})
+	wantCode(t, err, apperr.DocTooLarge)
+}

@@ -17,7 +17,11 @@ type pdfText struct {
 // writeCIDPDF writes a PDF whose text is set in a composite (Type0, Identity-H) font with
 // a ToUnicode map: the way Chinese text is stored by word processors and LaTeX. The font
 // itself is not embedded (a viewer substitutes one), which does not matter to extraction.
-func writeCIDPDF(pages [][]pdfText) []byte {
+func writeCIDPDF(pages [][]pdfText) []byte { return writePDF(pages, false) }
+
+// writePDF with inForm draws each page's text in a form XObject, as imposition tools and
+// some report generators do, shifted up by 10 points through the form's matrix.
+func writePDF(pages [][]pdfText, inForm bool) []byte {
 	cids := map[rune]int{}
 	for _, pg := range pages {
 		for _, l := range pg {
@@ -48,8 +52,14 @@ func writeCIDPDF(pages [][]pdfText) []byte {
 			content.WriteString("> Tj ET\n")
 		}
 		c := content.String()
+		xobj := ""
+		if inForm {
+			fm := add(fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 595 842] /Matrix [1 0 0 1 0 10] /Resources << /Font << /F1 %d 0 R >> >> /Length %d >>\nstream\n%s\nendstream", font, len(c), c))
+			xobj = fmt.Sprintf(" /XObject << /Fm1 %d 0 R >>", fm)
+			c = "q Q Q /Fm1 Do\n" // an unbalanced Q as well: readers must not fall over it
+		}
 		cs := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
-		pg := add(fmt.Sprintf(`<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>`, pagesObj, font, cs))
+		pg := add(fmt.Sprintf(`<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >>%s >> /Contents %d 0 R >>`, pagesObj, font, xobj, cs))
 		kids = append(kids, fmt.Sprintf("%d 0 R", pg))
 	}
 	objs[catalog-1] = fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj)
