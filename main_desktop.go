@@ -93,7 +93,7 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 			log.Info("another launch: window brought forward", "args", len(args))
 		}
 	}
-	if _, err := cli.Host(env, s, cli.HostConfig{Owner: own, Bound: app, Windows: 1, Focus: focus}); err != nil {
+	if _, err := cli.Host(ctx, env, s, cli.HostConfig{Owner: own, Bound: app, Windows: 1, Focus: focus}); err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
 		return 1
 	}

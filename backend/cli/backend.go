@@ -2,16 +2,22 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/owner"
+	"github.com/cairn-app/cairn/backend/redact"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/settings"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // ownerWait is how long a command waits for an owner that holds the data directory but
@@ -21,6 +27,7 @@ const ownerWait = 15 * time.Second
 // conn is how a command reaches the data directory: through the running owner (remote),
 // or by opening it itself (local, holding the directory's lock shared for its run).
 type conn struct {
+	dir    string
 	remote *owner.Client
 	local  *service.Services
 }
@@ -46,7 +53,7 @@ func (e *Env) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	if client != nil {
-		return &conn{remote: client}, nil
+		return &conn{dir: dir, remote: client}, nil
 	}
 	s, err := service.Open(ctx, service.Options{DataDir: dir})
 	if err != nil {
@@ -54,7 +61,7 @@ func (e *Env) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	s.OnClose(lock.Close)
-	return &conn{local: s}, nil
+	return &conn{dir: dir, local: s}, nil
 }
 
 // eventSource is a subscription to a bus: this process's or the owner's.
@@ -176,5 +183,78 @@ func (l localSecrets) CheckKnown(_ context.Context, name string) error {
 
 func (l localSecrets) Backend(context.Context) string {
 	kind, _ := l.Store.Backend()
+	return kind
+}
+
+// mcpBackend is what `cairn mcp` needs of a backend: *mcp.Manager, or the owner's.
+type mcpBackend interface {
+	Resolve(idOrName string) (string, error)
+	Servers(ctx context.Context) (mcp.Snapshot, error)
+	View(ctx context.Context, id string) (mcp.ServerView, error)
+	RefreshTools(ctx context.Context, id string) ([]mcp.ToolInfo, error)
+	CallTool(ctx context.Context, id, tool string, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error)
+	Import(ctx context.Context, data []byte) (mcp.ImportReport, error)
+	Export(ctx context.Context, includeSecrets bool) (mcp.Export, error)
+	Test(ctx context.Context, in mcp.Server) (mcp.TestReport, error)
+	Environment(ctx context.Context, id string) ([]mcp.EnvVar, error)
+	SetTrustReadOnlyHints(ctx context.Context, id string, on bool) (mcp.ServerView, error)
+	SetEnabled(ctx context.Context, id string, on bool) (mcp.ServerView, error)
+	Delete(ctx context.Context, id string) error
+	SignOut(ctx context.Context, id string) (mcp.ServerView, error)
+}
+
+func (c *conn) mcp() mcpBackend {
+	if c.remote != nil {
+		return remoteMCP{c.remote}
+	}
+	return c.local.MCP
+}
+
+// login signs in to a remote MCP server. The sign-in runs a browser round trip on this
+// terminal, so beside a running owner it opens the directory itself, as before owners.
+func (c *conn) login(ctx context.Context, env *Env, id string, open bool) error {
+	if c.local != nil {
+		return mcpLogin(ctx, env, c.local.MCP, id, open)
+	}
+	s, err := env.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return mcpLogin(ctx, env, s.MCP, id, open)
+}
+
+// providerBackend is what `cairn provider` needs of a backend.
+type providerBackend interface {
+	Get(ctx context.Context, ref string) (llm.Provider, error)
+	List(ctx context.Context) (llm.ProvidersSnapshot, error)
+	Save(ctx context.Context, in llm.ProviderInput) (llm.Provider, error)
+	FetchModels(ctx context.Context, ref string) (llm.Provider, error)
+	Test(ctx context.Context, ref, model string) (llm.TestResult, error)
+	Delete(ctx context.Context, ref string) error
+	// KeyBackend names where keys are kept.
+	KeyBackend(ctx context.Context) string
+	// RedactError leaves the known secrets out of a provider's error, which may echo the
+	// key.
+	RedactError(e *apperr.Error) *apperr.Error
+}
+
+func (c *conn) providers() providerBackend {
+	if c.remote != nil {
+		return remoteProviders{c.remote}
+	}
+	return localProviders{Service: c.local.Providers, secrets: c.local.Secrets, red: c.local.Redact}
+}
+
+type localProviders struct {
+	*llm.Service
+	secrets *secrets.Store
+	red     *redact.Set
+}
+
+func (l localProviders) RedactError(e *apperr.Error) *apperr.Error { return l.red.Error(e) }
+
+func (l localProviders) KeyBackend(context.Context) string {
+	kind, _ := l.secrets.Backend()
 	return kind
 }

@@ -55,7 +55,7 @@ type HostConfig struct {
 }
 
 // Host serves the control socket of the owner for s; it stops with the owner's Close.
-func Host(env *Env, s *service.Services, hc HostConfig) (*Hosting, error) {
+func Host(ctx context.Context, env *Env, s *service.Services, hc HostConfig) (*Hosting, error) {
 	log := s.Log
 	h := &Hosting{env: env, s: s, bound: hc.Bound, log: log, windows: hc.Windows, views: map[*server.Server]bool{}}
 	api, err := server.New(server.Config{
@@ -69,8 +69,15 @@ func Host(env *Env, s *service.Services, hc HostConfig) (*Hosting, error) {
 		return nil, err
 	}
 	h.api = api
+	// No redaction here: an export with --include-secrets is asked for by this user, who
+	// would get the same from the directory itself.
+	calls, err := server.New(server.Config{Bound: &ownerCalls{ctx: ctx, s: s}, Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	err = hc.Owner.Serve(owner.Control{
 		API:     api.LocalHandler(),
+		Calls:   calls.LocalHandler(),
 		Windows: h.countWindows,
 		Clients: api.EventStreams,
 		Browser: h.browser,

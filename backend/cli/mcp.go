@@ -44,12 +44,12 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	if len(pos) == 0 {
 		return usageErr("%s", mcpUsage)
 	}
-	s, err := env.Open(ctx)
+	cn, err := env.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	m := s.MCP
+	defer cn.Close()
+	m := cn.mcp()
 	arg := func(i int, what string) (string, error) {
 		if len(pos) <= i {
 			return "", usageErr("cairn mcp %s: missing %s\n%s", pos[0], what, mcpUsage)
@@ -187,7 +187,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		text, err := logring.ReadFile(mcp.LogFile(s.DataDir, id), *lines)
+		text, err := logring.ReadFile(mcp.LogFile(cn.dir, id), *lines)
 		if os.IsNotExist(err) {
 			fmt.Fprintln(env.Stderr, "no log yet: the server has not run")
 			return nil
@@ -349,7 +349,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return mcpLogin(ctx, env, m, id, !*noBrowser)
+		return cn.login(ctx, env, id, !*noBrowser)
 
 	case "logout":
 		id, err := server()

@@ -313,3 +313,69 @@ func TestTerminalApprovalDecidedInTheTab(t *testing.T) {
 		t.Fatalf("the terminal was not told who answered:\n%s", errb.String())
 	}
 }
+
+// everythingChildren counts the server-everything processes whose parent is pid.
+func everythingChildren(pid int) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: the comm may hold spaces, so read after the last ')'.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 || fields[1] != fmt.Sprint(pid) {
+			continue
+		}
+		if cmd, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline"); bytes.Contains(cmd, []byte("server-everything")) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMCPCallThroughServeStartsNoSecondServer: `cairn mcp call` while serve runs uses
+// serve's connection to the server; the command itself starts no server process.
+func TestMCPCallThroughServeStartsNoSecondServer(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("counts processes through /proc")
+	}
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	setUpGatedTool(t, dir)
+	serve := startServeChild(t, bin, dir)
+	servePID := serve.cmd.Process.Pid
+
+	cmd := exec.Command(bin, "--data-dir", dir, "mcp", "call", "everything", "echo", `{"message":"through the owner"}`)
+	cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	own := 0
+	for waiting := true; waiting; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("mcp call: %v\n%s", err, errb.String())
+			}
+			waiting = false
+		case <-time.After(5 * time.Millisecond):
+			own = max(own, everythingChildren(cmd.Process.Pid))
+		}
+	}
+	if own != 0 || !strings.Contains(out.String(), "through the owner") {
+		t.Fatalf("the command started %d server processes of its own; stdout %q", own, out.String())
+	}
+	if n := everythingChildren(servePID); n != 1 {
+		t.Fatalf("serve runs %d server-everything processes, want 1", n)
+	}
+	if r := runBin(t, bin, dir, "", "provider", "list"); r.code != 0 || !strings.Contains(r.stdout, "fake") {
+		t.Fatalf("provider list through serve: %+v", r)
+	}
+}

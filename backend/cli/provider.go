@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/llm"
-	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
 )
 
@@ -63,11 +62,12 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 	if sub == "presets" {
 		return printPresets(env, *asJSON)
 	}
-	s, err := env.Open(ctx)
+	cn, err := env.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer cn.Close()
+	s := cn.providers()
 	switch sub {
 	case "add":
 		if len(rest) != 1 {
@@ -100,7 +100,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 			}
 			in.APIKey = key
 		}
-		p, err := s.Providers.Save(ctx, in)
+		p, err := s.Save(ctx, in)
 		if err != nil {
 			return err
 		}
@@ -109,8 +109,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		}
 		key := "no key"
 		if p.KeySet {
-			kind, _ := s.Secrets.Backend()
-			key = "key stored in " + kind
+			key = "key stored in " + s.KeyBackend(ctx)
 		}
 		fmt.Fprintf(env.Stdout, "added %s (%s, %s, %d models)\n", termtext.Line(p.Name), termtext.Line(p.BaseURL), key, len(p.Models))
 		return nil
@@ -120,7 +119,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		}
 		return editProvider(ctx, env, s, rest[0], editFlags{baseURL: *baseURL, keyStdin: *keyStdin, keepKey: *keepKey, asJSON: *asJSON})
 	case "list":
-		snap, err := s.Providers.List(ctx)
+		snap, err := s.List(ctx)
 		if err != nil {
 			return err
 		}
@@ -150,9 +149,9 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if len(rest) != 1 {
 			return usageErr("usage: cairn provider models NAME")
 		}
-		p, err := s.Providers.FetchModels(ctx, rest[0])
+		p, err := s.FetchModels(ctx, rest[0])
 		if err != nil {
-			return s.Redact.Error(apperr.From(err)) // a provider's error may echo the key
+			return s.RedactError(apperr.From(err)) // a provider's error may echo the key
 		}
 		if *asJSON {
 			return writeJSON(env.Stdout, p.Models)
@@ -171,11 +170,11 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if len(models) > 0 {
 			model = models[0]
 		}
-		res, err := s.Providers.Test(ctx, rest[0], model)
+		res, err := s.Test(ctx, rest[0], model)
 		if err != nil {
 			return err
 		}
-		res.Error = s.Redact.Error(res.Error) // a provider's error may echo the key
+		res.Error = s.RedactError(res.Error) // a provider's error may echo the key
 		if *asJSON {
 			return writeJSON(env.Stdout, res)
 		}
@@ -188,7 +187,7 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		if len(rest) != 1 {
 			return usageErr("usage: cairn provider remove NAME")
 		}
-		if err := s.Providers.Delete(ctx, rest[0]); err != nil {
+		if err := s.Delete(ctx, rest[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "removed %s\n", termtext.Line(rest[0]))
@@ -222,8 +221,8 @@ type editFlags struct {
 // editProvider changes a provider's base URL or key; the rest stays as it is. A base URL
 // on another host is refused unless the key comes again or --keep-key says the stored one
 // may go there.
-func editProvider(ctx context.Context, env *Env, s *service.Services, ref string, fl editFlags) error {
-	cur, err := s.Providers.Get(ctx, ref)
+func editProvider(ctx context.Context, env *Env, s providerBackend, ref string, fl editFlags) error {
+	cur, err := s.Get(ctx, ref)
 	if err != nil {
 		return err
 	}
@@ -241,7 +240,7 @@ func editProvider(ctx context.Context, env *Env, s *service.Services, ref string
 		}
 		in.APIKey = key
 	}
-	p, err := s.Providers.Save(ctx, in)
+	p, err := s.Save(ctx, in)
 	if apperr.Is(err, apperr.ProviderKeyHostMoved) {
 		fmt.Fprintln(env.Stderr, "  (give the key for the new address with --api-key-stdin, or pass --keep-key to send the stored one there)")
 	}

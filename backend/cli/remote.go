@@ -2,18 +2,22 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // The remote backends call the facade methods a window calls (main.App, by name over the
@@ -23,17 +27,8 @@ import (
 type remoteChat struct{ c *owner.Client }
 
 func (r remoteChat) ProviderID(ctx context.Context, ref string) (string, error) {
-	var snap llm.ProvidersSnapshot
-	if err := r.c.Call(ctx, "ListProviders", &snap); err != nil {
-		return "", err
-	}
-	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return p.ID == ref }); i >= 0 {
-		return snap.Providers[i].ID, nil
-	}
-	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return strings.EqualFold(p.Name, ref) }); i >= 0 {
-		return snap.Providers[i].ID, nil
-	}
-	return "", apperr.New(apperr.ProviderNotFound, "no provider %s", apperr.Quote(ref)).WithParam("name", apperr.Quote(ref))
+	p, err := remoteProviders(r).Get(ctx, ref)
+	return p.ID, err
 }
 
 func (r remoteChat) GetSession(ctx context.Context, id string) (out chat.Snapshot, err error) {
@@ -182,3 +177,107 @@ func (r remoteSecrets) Backend(ctx context.Context) string {
 	}
 	return snap.Backend
 }
+
+// remoteMCP is mcpBackend through the owner: its connections to the servers, so a call
+// starts no second server process. Progress is not relayed; the result is.
+type remoteMCP struct{ c *owner.Client }
+
+func (r remoteMCP) Resolve(idOrName string) (id string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return id, r.c.CallOwner(ctx, "MCPResolve", &id, idOrName)
+}
+
+func (r remoteMCP) Servers(ctx context.Context) (out mcp.Snapshot, err error) {
+	return out, r.c.CallOwner(ctx, "MCPServers", &out)
+}
+
+func (r remoteMCP) View(ctx context.Context, id string) (out mcp.ServerView, err error) {
+	return out, r.c.CallOwner(ctx, "MCPView", &out, id)
+}
+
+func (r remoteMCP) RefreshTools(ctx context.Context, id string) (out []mcp.ToolInfo, err error) {
+	return out, r.c.CallOwner(ctx, "MCPRefreshTools", &out, id)
+}
+
+func (r remoteMCP) CallTool(ctx context.Context, id, tool string, args json.RawMessage, _ func(tools.Progress)) (out tools.Result, err error) {
+	return out, r.c.CallOwner(ctx, "MCPCallTool", &out, id, tool, args)
+}
+
+func (r remoteMCP) Import(ctx context.Context, data []byte) (out mcp.ImportReport, err error) {
+	return out, r.c.CallOwner(ctx, "MCPImport", &out, data)
+}
+
+func (r remoteMCP) Export(ctx context.Context, includeSecrets bool) (out mcp.Export, err error) {
+	return out, r.c.CallOwner(ctx, "MCPExport", &out, includeSecrets)
+}
+
+func (r remoteMCP) Test(ctx context.Context, in mcp.Server) (out mcp.TestReport, err error) {
+	return out, r.c.CallOwner(ctx, "MCPTest", &out, in)
+}
+
+func (r remoteMCP) Environment(ctx context.Context, id string) (out []mcp.EnvVar, err error) {
+	return out, r.c.CallOwner(ctx, "MCPEnvironment", &out, id)
+}
+
+func (r remoteMCP) SetTrustReadOnlyHints(ctx context.Context, id string, on bool) (out mcp.ServerView, err error) {
+	return out, r.c.CallOwner(ctx, "MCPSetTrustReadOnlyHints", &out, id, on)
+}
+
+func (r remoteMCP) SetEnabled(ctx context.Context, id string, on bool) (out mcp.ServerView, err error) {
+	return out, r.c.CallOwner(ctx, "MCPSetEnabled", &out, id, on)
+}
+
+func (r remoteMCP) Delete(ctx context.Context, id string) error {
+	return r.c.CallOwner(ctx, "MCPDelete", nil, id)
+}
+
+func (r remoteMCP) SignOut(ctx context.Context, id string) (out mcp.ServerView, err error) {
+	return out, r.c.CallOwner(ctx, "MCPSignOut", &out, id)
+}
+
+// remoteProviders is providerBackend through the owner; a key given goes over the
+// control socket, which only this user's processes reach.
+type remoteProviders struct{ c *owner.Client }
+
+// Get finds a provider by id, else by name (case-insensitive), as llm.Service.Get does.
+func (r remoteProviders) Get(ctx context.Context, ref string) (llm.Provider, error) {
+	snap, err := r.List(ctx)
+	if err != nil {
+		return llm.Provider{}, err
+	}
+	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return p.ID == ref }); i >= 0 {
+		return snap.Providers[i], nil
+	}
+	if i := slices.IndexFunc(snap.Providers, func(p llm.Provider) bool { return strings.EqualFold(p.Name, ref) }); i >= 0 {
+		return snap.Providers[i], nil
+	}
+	return llm.Provider{}, apperr.New(apperr.ProviderNotFound, "no provider %s", apperr.Quote(ref)).WithParam("name", apperr.Quote(ref))
+}
+
+func (r remoteProviders) List(ctx context.Context) (out llm.ProvidersSnapshot, err error) {
+	return out, r.c.Call(ctx, "ListProviders", &out)
+}
+
+func (r remoteProviders) Save(ctx context.Context, in llm.ProviderInput) (out llm.Provider, err error) {
+	return out, r.c.Call(ctx, "SaveProvider", &out, in)
+}
+
+func (r remoteProviders) FetchModels(ctx context.Context, ref string) (out llm.Provider, err error) {
+	return out, r.c.Call(ctx, "FetchModels", &out, ref)
+}
+
+func (r remoteProviders) Test(ctx context.Context, ref, model string) (out llm.TestResult, err error) {
+	return out, r.c.Call(ctx, "TestProvider", &out, ref, model)
+}
+
+func (r remoteProviders) Delete(ctx context.Context, ref string) error {
+	return r.c.Call(ctx, "DeleteProvider", nil, ref)
+}
+
+func (r remoteProviders) KeyBackend(ctx context.Context) string {
+	return remoteSecrets(r).Backend(ctx)
+}
+
+// RedactError: the owner's answers are redacted already (server.Config.Redact).
+func (r remoteProviders) RedactError(e *apperr.Error) *apperr.Error { return e }

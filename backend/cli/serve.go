@@ -71,7 +71,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	host, err := Host(env, s, HostConfig{Owner: own, Bound: bound})
+	host, err := Host(ctx, env, s, HostConfig{Owner: own, Bound: bound})
 	if err != nil {
 		return err
 	}

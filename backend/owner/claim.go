@@ -140,6 +140,9 @@ func (o *Owner) Dir() string { return o.dir }
 type Control struct {
 	// API serves /api/*: the facade's calls and event stream (server.Server.LocalHandler).
 	API http.Handler
+	// Calls serves the calls only commands make (Client.CallOwner), as /api/* under
+	// /control; nil has none.
+	Calls http.Handler
 	// Windows and Clients count what is open now; nil counts none.
 	Windows func() int
 	Clients func() int
@@ -257,6 +260,9 @@ func (o *Owner) mux(c Control) http.Handler {
 	})
 	if c.API != nil {
 		mux.Handle("/api/", c.API)
+	}
+	if c.Calls != nil {
+		mux.Handle("/control/api/", http.StripPrefix("/control", c.Calls))
 	}
 	return mux
 }

@@ -137,6 +137,15 @@ func (c *Client) Focus(ctx context.Context, args []string) error {
 // Call calls a facade method (POST /api/<method>) with args and reads its result into out
 // (nil to drop it). Errors are the owner's apperr.Error as the method returned it.
 func (c *Client) Call(ctx context.Context, method string, out any, args ...any) error {
+	return c.call(ctx, "/api/", method, out, args)
+}
+
+// CallOwner calls one of the calls only commands make (Control.Calls), as Call does.
+func (c *Client) CallOwner(ctx context.Context, method string, out any, args ...any) error {
+	return c.call(ctx, "/control/api/", method, out, args)
+}
+
+func (c *Client) call(ctx context.Context, prefix, method string, out any, args []any) error {
 	if args == nil {
 		args = []any{}
 	}
@@ -144,7 +153,7 @@ func (c *Client) Call(ctx context.Context, method string, out any, args ...any) 
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "encode the arguments of %s", method)
 	}
-	resp, err := c.do(ctx, http.MethodPost, "/api/"+url.PathEscape(method), body)
+	resp, err := c.do(ctx, http.MethodPost, prefix+url.PathEscape(method), body)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+// ownerCalls are the calls only commands make through the owner, never a window: what
+// `cairn mcp` does that Settings has no button for. The owner serves them on its control
+// socket under /control/api/ with the same reflection dispatch as the facade.
+type ownerCalls struct {
+	ctx context.Context
+	s   *service.Services
+}
+
+// MCPResolve finds a server by id or name.
+func (o *ownerCalls) MCPResolve(name string) (string, error) { return o.s.MCP.Resolve(name) }
+
+// MCPView is one server as Settings shows it.
+func (o *ownerCalls) MCPView(id string) (mcp.ServerView, error) { return o.s.MCP.View(o.ctx, id) }
+
+// MCPRefreshTools connects and re-reads a server's tools.
+func (o *ownerCalls) MCPRefreshTools(id string) ([]mcp.ToolInfo, error) {
+	return o.s.MCP.RefreshTools(o.ctx, id)
+}
+
+// MCPCallTool calls a tool on the owner's connection to the server: no second process.
+func (o *ownerCalls) MCPCallTool(id, tool string, args json.RawMessage) (tools.Result, error) {
+	return o.s.MCP.CallTool(o.ctx, id, tool, args, nil)
+}
+
+// MCPImport imports mcpServers JSON.
+func (o *ownerCalls) MCPImport(data []byte) (mcp.ImportReport, error) {
+	return o.s.MCP.Import(o.ctx, data)
+}
+
+// MCPExport exports the servers, with their secrets when asked (the socket is this
+// user's only, as the terminal a local export prints to).
+func (o *ownerCalls) MCPExport(includeSecrets bool) (mcp.Export, error) {
+	return o.s.MCP.Export(o.ctx, includeSecrets)
+}
+
+// MCPTest connects to a server, lists its tools and disconnects.
+func (o *ownerCalls) MCPTest(in mcp.Server) (mcp.TestReport, error) { return o.s.MCP.Test(o.ctx, in) }
+
+// MCPEnvironment names the variables a stdio server gets.
+func (o *ownerCalls) MCPEnvironment(id string) ([]mcp.EnvVar, error) {
+	return o.s.MCP.Environment(o.ctx, id)
+}
+
+// MCPSetTrustReadOnlyHints sets whether a server's read-only marks are trusted.
+func (o *ownerCalls) MCPSetTrustReadOnlyHints(id string, on bool) (mcp.ServerView, error) {
+	return o.s.MCP.SetTrustReadOnlyHints(o.ctx, id, on)
+}
+
+// MCPSetEnabled turns a server on or off.
+func (o *ownerCalls) MCPSetEnabled(id string, on bool) (mcp.ServerView, error) {
+	return o.s.MCP.SetEnabled(o.ctx, id, on)
+}
+
+// MCPDelete removes a server.
+func (o *ownerCalls) MCPDelete(id string) error { return o.s.MCP.Delete(o.ctx, id) }
+
+// MCPSignOut deletes a remote server's sign-in tokens.
+func (o *ownerCalls) MCPSignOut(id string) (mcp.ServerView, error) {
+	return o.s.MCP.SignOut(o.ctx, id)
+}
+
+// MCPServers lists the configured servers.
+func (o *ownerCalls) MCPServers() (mcp.Snapshot, error) { return o.s.MCP.Servers(o.ctx) }
