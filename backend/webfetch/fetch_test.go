@@ -3,10 +3,12 @@ package webfetch_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/text/encoding"
@@ -291,5 +293,42 @@ func TestFetchClientRenderedWithoutBrowser(t *testing.T) {
 	}
 	if p.Rendered || !strings.Contains(p.Note, "no Chromium is installed") || !strings.Contains(p.Text(), "built by JavaScript") {
 		t.Fatalf("page %+v", p)
+	}
+}
+
+func TestFetchTimeLimit(t *testing.T) {
+	s := newSite(t)
+	s.handle("/slow-headers", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	s.handle("/slow-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		for {
+			if _, err := w.Write([]byte("a")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	f := s.fetcher(webfetch.Options{Timeout: 300 * time.Millisecond})
+	for _, path := range []string{"/slow-headers", "/slow-body"} {
+		start := time.Now()
+		_, err := f.Fetch(context.Background(), s.url(path))
+		if !apperr.Is(err, apperr.ParseLinkFailed) || !strings.Contains(err.Error(), "deadline exceeded") {
+			t.Errorf("%s: err %v", path, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: gave up after %v", path, d)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if _, err := s.fetcher(webfetch.Options{}).Fetch(ctx, s.url("/slow-headers")); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
