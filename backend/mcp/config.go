@@ -161,7 +161,8 @@ func (s *Server) normalize() error {
 		if s.URL == "" {
 			return invalid("a remote server needs a URL")
 		}
-		u, err := url.Parse(s.URL)
+		// A moved credential's placeholder is checked as the value it stands for.
+		u, err := url.Parse(placeholderRE.ReplaceAllString(s.URL, "x"))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return invalid(apperr.Quote(s.URL) + " is not an http(s) URL")
 		}

@@ -172,7 +172,10 @@ func TestCredentialsLeaveTheDatabase(t *testing.T) {
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
+	t.Cleanup(func() { // before the manager closes its session: a failing test must not hang in Close
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	remote := h.save(Server{Name: "remote", URL: srv.URL + "/mcp?token=" + secrets[2], Enabled: true,
 		Headers: []Var{{Name: "Authorization", Value: "Bearer " + secrets[4]}}})
 	if !strings.Contains(remote.URL, "token={{cairn-secret:token}}") {
@@ -222,10 +225,21 @@ func TestCredentialsLeaveTheDatabase(t *testing.T) {
 		t.Errorf("withheld %v", ex.WithheldSecrets)
 	}
 
-	// Saving the view back keeps the credentials; deleting the server forgets them.
+	// Saving the views back keeps the credentials; deleting the servers forgets them.
 	again := h.save(v.Server)
 	if len(again.Credentials) != 3 || !again.Credentials[2].Set {
 		t.Fatalf("after saving the view back: %+v", again.Credentials)
+	}
+	// A URL whose password is a placeholder is still a valid URL.
+	withUser := h.save(Server{Name: "with-user", URL: "https://bob:pw-secret-77@mcp.example.com/mcp"})
+	if withUser.URL != "https://bob:{{cairn-secret:password}}@mcp.example.com/mcp" {
+		t.Fatalf("url %s", withUser.URL)
+	}
+	if back := h.save(withUser.Server); len(back.Credentials) != 1 || !back.Credentials[0].Set {
+		t.Fatalf("after saving the view back: %+v", back.Credentials)
+	}
+	if err := h.m.Delete(ctx, withUser.ID); err != nil {
+		t.Fatal(err)
 	}
 	for _, id := range []string{v.ID, remote.ID} {
 		if err := h.m.Delete(ctx, id); err != nil {
