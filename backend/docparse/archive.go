@@ -10,9 +10,10 @@ import (
 	"strings"
 )
 
-// archive is a zip whose reads are bounded: a total budget of decompressed bytes shared by
-// all entries, and a ratio cap per entry, counted on the bytes actually inflated (the sizes a
-// zip declares can lie).
+// archive is a zip checked before anything is inflated: entry count, declared total and
+// declared ratio per entry. archive/zip refuses to inflate an entry past its declared size,
+// so the declared figures bind; the budget counted on the bytes actually read is a second
+// line should that ever change.
 type archive struct {
 	p      *parser
 	zr     *zip.Reader
@@ -32,6 +33,12 @@ func (p *parser) openArchive() (*archive, error) {
 	var declared uint64
 	for _, f := range zr.File {
 		declared += f.UncompressedSize64
+		// archive/zip refuses to inflate past the declared size, so a declared ratio is
+		// one the entry cannot exceed: checking it here covers readers of our own and
+		// excelize alike
+		if f.UncompressedSize64 > 1<<20 && f.UncompressedSize64 > uint64(p.opts.MaxRatio)*max(f.CompressedSize64, 1) {
+			return nil, errUnpacked(p.name, fmt.Sprintf("%s inflates more than %d times", f.Name, p.opts.MaxRatio))
+		}
 		a.files[strings.TrimPrefix(path.Clean("/"+f.Name), "/")] = f
 	}
 	if declared > uint64(p.opts.MaxUnpacked) {
@@ -55,7 +62,7 @@ func (a *archive) open(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, errCorrupt(a.p.name, err)
 	}
-	return &boundedEntry{rc: rc, a: a, compressed: int64(f.CompressedSize64)}, nil
+	return &boundedEntry{rc: rc, a: a}, nil
 }
 
 // read returns a whole entry.
@@ -75,10 +82,8 @@ func (a *archive) read(name string) ([]byte, error) {
 var errMissing = errors.New("archive entry missing")
 
 type boundedEntry struct {
-	rc         io.ReadCloser
-	a          *archive
-	compressed int64
-	n          int64
+	rc io.ReadCloser
+	a  *archive
 }
 
 func (e *boundedEntry) Read(b []byte) (int, error) {
@@ -86,13 +91,9 @@ func (e *boundedEntry) Read(b []byte) (int, error) {
 		return 0, canceled(err)
 	}
 	n, err := e.rc.Read(b)
-	e.n += int64(n)
 	e.a.budget -= int64(n)
 	if e.a.budget < 0 {
 		return n, errUnpacked(e.a.p.name, fmt.Sprintf("more than %d bytes unpacked", e.a.p.opts.MaxUnpacked))
-	}
-	if e.n > 1<<20 && e.n > e.a.p.opts.MaxRatio*max(e.compressed, 1) {
-		return n, errUnpacked(e.a.p.name, fmt.Sprintf("an entry inflates more than %d times", e.a.p.opts.MaxRatio))
 	}
 	return n, err
 }

@@ -206,6 +206,9 @@ func (p *parser) parse(f Format) (*Document, error) {
 }
 
 func (p *parser) readAll() ([]byte, error) {
+	if p.size > p.opts.MaxText {
+		return nil, errTooLarge(p.name, p.size, p.opts.MaxText)
+	}
 	buf := make([]byte, p.size)
 	n, err := p.r.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {

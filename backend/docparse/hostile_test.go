@@ -62,6 +62,8 @@ func TestHostileFiles(t *testing.T) {
 		{"zip bomb by ratio", "b.docx", bomb(t, "word/document.xml", 8<<20), Options{}, apperr.DocUnpackedTooLarge},
 		{"zip bomb over budget", "b.docx", bomb(t, "word/document.xml", 8<<20), Options{MaxUnpacked: 4 << 20, MaxRatio: 1 << 30}, apperr.DocUnpackedTooLarge},
 		{"zip bomb lying about its size", "b.docx", lyingBomb(t), Options{MaxRatio: 1 << 30, MaxUnpacked: 16 << 20}, apperr.DocCorrupt},
+		{"XLSX zip bomb", "b.xlsx", bomb(t, "xl/worksheets/sheet1.xml", 8<<20), Options{}, apperr.DocUnpackedTooLarge},
+		{"text over the text cap", "big.md", []byte(strings.Repeat("# a\n", 600)), Options{MaxText: 1000}, apperr.DocTooLarge},
 		{"too many entries", "m.docx", makeZip(t, manyEntries...), Options{MaxEntries: 20}, apperr.DocUnpackedTooLarge},
 		{"deep XML", "d.docx", docxDeep(t, deep), Options{}, apperr.DocCorrupt},
 		{"deep HTML", "d.html", []byte(deepHTML), Options{}, apperr.DocCorrupt},

@@ -48,7 +48,7 @@ type htmlWalk struct {
 
 var htmlSkip = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true,
 	atom.Template: true, atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
-	atom.Nav: true, atom.Head: false}
+	atom.Nav: true}
 
 var htmlBlock = map[atom.Atom]bool{atom.P: true, atom.Div: true, atom.Li: true, atom.Blockquote: true,
 	atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true, atom.Main: true,

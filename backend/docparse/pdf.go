@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/ledongthuc/pdf"
 )
 
@@ -25,14 +26,14 @@ type pdfLine struct {
 // and hands the file to the fallback when it fails or finds no text at all.
 func (p *parser) pdf() (*Document, error) {
 	pages, lines, err := p.pdfNative()
-	if err != nil && !isEncrypted(err) {
-		if p.opts.PDFFallback == nil {
-			return nil, err
-		}
-		return p.pdfFallback(err)
-	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case isEncrypted(err):
 		return nil, errEncrypted(p.name)
+	case apperr.Is(err, apperr.DocCorrupt) && p.opts.PDFFallback != nil:
+		return p.pdfFallback(err)
+	default:
+		return nil, err // cancelled, too much text, or corrupt with no fallback
 	}
 	if len(lines) == 0 {
 		if p.opts.PDFFallback != nil {

@@ -2,7 +2,9 @@ package docparse
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +145,10 @@ func TestPDFTextCapStopsTheWalk(t *testing.T) {
 		page = append(page, pdfText{11, 72, float64(800 - i*14), strings.Repeat("many words ", 8)})
 	}
 	data := writeCIDPDF([][]pdfText{page, page, page})
-	_, err := parseBytes(t, "big.pdf", data, Options{MaxText: 2000})
+	fallback := func(context.Context, io.ReaderAt, int64) ([]string, error) {
+		t.Error("a file over the text cap must not be handed to the fallback")
+		return nil, nil
+	}
+	_, err := parseBytes(t, "big.pdf", data, Options{MaxText: 2000, PDFFallback: fallback})
 	wantCode(t, err, apperr.DocTooLarge)
 }
