@@ -61,12 +61,15 @@ var (
 // credentialName reports whether a flag, parameter or variable name holds a credential.
 func credentialName(name string) bool { return credentialNameRE.MatchString(name) }
 
+// envRefRE is an environment reference: ${TOKEN}, $TOKEN (upper case, as variables are
+// named; "$ecret1" is a password) or %TOKEN%.
+var envRefRE = regexp.MustCompile(`^(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)$`)
+
 // reference reports whether a value only points at a secret kept elsewhere: an
-// environment reference (${TOKEN}, $TOKEN, %TOKEN%) or a Cairn placeholder.
+// environment reference or a Cairn placeholder.
 func reference(v string) bool {
 	v = strings.TrimSpace(v)
-	return v == "" || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") ||
-		placeholderRE.MatchString(v)
+	return v == "" || envRefRE.MatchString(v) || placeholderRE.MatchString(v)
 }
 
 // span is a secret inside a text: [start, end) and a name for it.
