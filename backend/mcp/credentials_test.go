@@ -69,7 +69,7 @@ func TestMoveCredentials(t *testing.T) {
 			in:    Server{Transport: TransportStdio, Args: []string{"redis://:$ecret-99@cache:6379", "--password", "$PASSWORD"}},
 			args:  []string{"redis://:{{cairn-secret:password}}@cache:6379", "--password", "$PASSWORD"},
 			moved: map[string]string{"password": "$ecret-99"}},
-				{name: "a known token format anywhere",
+		{name: "a known token format anywhere",
 			in:    Server{Transport: TransportStdio, Args: []string{"--config", "gh=ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
 			args:  []string{"--config", "gh={{cairn-secret:token}}"},
 			moved: map[string]string{"token": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
