@@ -49,8 +49,10 @@ func statusFor(code apperr.Code) int {
 		return http.StatusBadRequest
 	case apperr.SessionBusy, apperr.NoProvider, apperr.ProviderKeyMissing, apperr.ApprovalAlreadyDecided,
 		apperr.ApprovalInterrupted, apperr.ApprovalRuleUnavailable, apperr.ApprovalResumeUnavailable,
-		apperr.MCPServerDisabled:
+		apperr.MCPServerDisabled, apperr.TavilyKeyRequired, apperr.SearchKeyRequired, apperr.SearchEndpointRequired:
 		return http.StatusConflict
+	case apperr.SearchKeyInvalid, apperr.SearchBadResponse:
+		return http.StatusBadGateway // the search provider refused the key or answered nonsense
 	}
 	// The naming of the catalogue, which codes added later follow too.
 	c := string(code)
@@ -63,7 +65,8 @@ func statusFor(code apperr.Code) int {
 		strings.Contains(c, "_invalid_"), strings.HasSuffix(c, "_unknown"), strings.HasPrefix(c, "doc_"):
 		return http.StatusBadRequest // doc_*: the document given cannot be read
 	case strings.HasPrefix(c, "model_"), strings.HasPrefix(c, "mcp_"), strings.HasPrefix(c, "image_"),
-		strings.HasPrefix(c, "fetch_"):
+		strings.HasPrefix(c, "fetch_"), strings.HasPrefix(c, "search_"), strings.HasPrefix(c, "searxng_"),
+		strings.HasPrefix(c, "parse_link_"):
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError

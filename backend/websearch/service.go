@@ -314,3 +314,12 @@ func errCanceled(err error) error {
 	}
 	return apperr.Wrap(err, apperr.Canceled, "search stopped")
 }
+
+// TestRequest is Settings' Test button: one provider, a few results, past the cache; an
+// empty query searches "Cairn".
+func TestRequest(provider, query string) Request {
+	if strings.TrimSpace(query) == "" {
+		query = "Cairn"
+	}
+	return Request{Query: query, Provider: provider, NoCache: true, Options: Options{Count: 5}}
+}

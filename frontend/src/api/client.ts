@@ -9,6 +9,7 @@ import { secretsApi, SECRETS_CHANGED, SECRETS_TOPIC, type SecretsSnapshot } from
 import { settingsApi, SETTINGS_CHANGED, SETTINGS_TOPIC, type SettingsSnapshot } from "./settings";
 import { RELOAD, TopicStore } from "./store";
 import { systemApi } from "./system";
+import { websearchApi } from "./websearch";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -29,6 +30,7 @@ export function createClient(transport: Transport) {
   const permissions = permissionsApi(transport);
   const browser = browserApi(transport);
   const images = imagesApi(transport);
+  const websearch = websearchApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -45,6 +47,8 @@ export function createClient(transport: Transport) {
     browser,
     /** Remote images of answers, fetched by the backend when the user asks. */
     images,
+    /** Web search providers and Settings' test search. */
+    websearch,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {

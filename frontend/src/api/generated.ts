@@ -84,6 +84,12 @@ export interface Facade {
   ListProviderPresets(): Promise<LLMPreset[]>;
   /** ListProviders returns the configured providers (never their keys) with the settings seq. */
   ListProviders(): Promise<LLMProvidersSnapshot>;
+  /**
+   * ListSearchProviders is Settings → Web search's list of providers: their names, the
+   * keyring name of their key, their default endpoint and whether they read pages
+   * themselves (parse_link).
+   */
+  ListSearchProviders(): Promise<WebsearchInfo[]>;
   /** ListSecrets says which secrets are set (never their values) and where they are kept. */
   ListSecrets(): Promise<SecretsSnapshot>;
   /**
@@ -177,6 +183,12 @@ export interface Facade {
   TestPermissionRule(sample: ApprovalSample): Promise<ApprovalTestResult>;
   /** TestProvider makes one tiny real request; a failure is reported in the result. */
   TestProvider(providerID: string, model: string): Promise<LLMTestResult>;
+  /**
+   * TestWebSearch runs a real search through one provider with the saved key and endpoint,
+   * past the cache and without fallback, for Settings' Test button; query "" searches
+   * "Cairn". A failure is the provider's localized error.
+   */
+  TestWebSearch(provider: string, query: string): Promise<WebsearchAnswer>;
   /** UpdateSession changes a session's provider, model, system prompt, temperature or toolsets. */
   UpdateSession(id: string, patch: ChatSessionPatch): Promise<ChatSession>;
   /**
@@ -1398,4 +1410,47 @@ export interface ToolsToolState {
   /** prompt tokens of its definition */
   tokens: number;
   enabled: boolean;
+}
+
+/** Answer is what a search found and who found it. */
+export interface WebsearchAnswer {
+  query: string;
+  /** Provider is the provider that answered; providers joined by "+" when merged. */
+  provider: string;
+  results: WebsearchResult[];
+  cached?: boolean;
+  /** Failures are the providers tried before (fallback) or beside (ask all) the answer. */
+  failures?: WebsearchFailure[];
+}
+
+/** Failure is a provider that failed while another answered. */
+export interface WebsearchFailure {
+  provider: string;
+  error: ApperrError | null;
+}
+
+/** Info describes a provider for Settings, the CLI and the tool. */
+export interface WebsearchInfo {
+  id: string;
+  name: string;
+  /** Secret is the keyring name of its API key; empty for keyless providers. */
+  secret?: string;
+  /** KeyOptional: a key raises limits but the service answers without one. */
+  keyOptional?: boolean;
+  /** Endpoint is the default base URL; empty when the user must give one (SearXNG). */
+  endpoint: string;
+  parseLink: boolean;
+}
+
+/** Result is one search hit. */
+export interface WebsearchResult {
+  title: string;
+  url: string;
+  snippet?: string;
+  /** as the provider wrote it */
+  published?: string;
+  siteName?: string;
+  favicon?: string;
+  /** Provider is the ID of the provider that found it (several when merged). */
+  provider: string;
 }

@@ -16,5 +16,6 @@ export * from "./tools";
 export * from "./mcp";
 export * from "./permissions";
 export * from "./images";
+export * from "./websearch";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

@@ -9,8 +9,8 @@ import { ProvidersSection } from "../providers/ProvidersSection";
 import { ToolsPanel } from "../tools/ToolsPanel";
 import { AboutSection } from "./AboutSection";
 import { GeneralSection } from "./GeneralSection";
-import { SecretsPanel } from "./SecretsPanel";
 import { SpecFields } from "./SettingField";
+import { WebSearchSection } from "./WebSearchSection";
 import { genericSpecs } from "./specs";
 
 // Sections with much code of their own load on first visit.
@@ -49,6 +49,8 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
           <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
         </Suspense>
       );
+    case "web-search":
+      return <WebSearchSection settings={settings} />;
     case "permissions":
       return (
         <Suspense fallback={sectionFallback}>
@@ -61,7 +63,6 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
         <>
           <SpecFields specs={specs} values={settings.values} />
           <ComingSoon section={section} />
-          {section === "web-search" && <SecretsPanel />}
         </>
       );
     }

@@ -1,4 +1,4 @@
-import type { AppError, CairnEvent, PermissionMode, SecretsSnapshot, SettingSpec, SettingsSnapshot, Toolset, Transport } from "../api";
+import type { AppError, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Toolset, Transport } from "../api";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
 import { FakePermissions } from "./fakePermissions";
@@ -17,9 +17,18 @@ export const TOOLSETS: Toolset[] = [
   { name: "meta", label: "chat:tools.namespace.meta", icon: "layers", chat: false, task: false, fixed: true },
 ];
 
+/** Mirrors backend/websearch.Providers() (ListSearchProviders). */
+export const SEARCH_PROVIDERS: SearchProviderInfo[] = [
+  { id: "tavily", name: "Tavily", secret: "websearch.tavily", endpoint: "https://api.tavily.com", parseLink: true },
+  { id: "searxng", name: "SearXNG", endpoint: "", parseLink: false },
+  { id: "brave", name: "Brave Search", secret: "websearch.brave", endpoint: "https://api.search.brave.com", parseLink: false },
+  { id: "bing", name: "Bing", endpoint: "https://www.bing.com", parseLink: false },
+];
+
 /** What every fake backend answers unless a test scripts the method itself. */
 const DEFAULTS: Record<string, Impl> = {
   ListToolsets: () => TOOLSETS.map((ts) => ({ ...ts })),
+  ListSearchProviders: () => SEARCH_PROVIDERS.map((p) => ({ ...p })),
 };
 
 /** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */
