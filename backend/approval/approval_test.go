@@ -47,9 +47,14 @@ func TestAskWaitsForTheDecision(t *testing.T) {
 		req.AskReason == "" || len(req.Rules) != 1 || string(req.Args) != `{"path":"notes/a.md"}` {
 		t.Fatalf("request %+v", req)
 	}
+	// The write says its change itself: the dialog shows it, from the event and the list.
+	if len(req.Edits) != 1 || req.Edits[0].Path != "notes/a.md" {
+		t.Fatalf("edits %+v", req.Edits)
+	}
+	e.svc.SetTools(e.reg)
 	pending, err := e.svc.PendingForSession(e.ctx, "s1")
-	if err != nil || len(pending) != 1 || pending[0].ID != req.ID {
-		t.Fatalf("pending %v %v", pending, err)
+	if err != nil || len(pending) != 1 || pending[0].ID != req.ID || len(pending[0].Edits) != 1 || pending[0].Title != "write" {
+		t.Fatalf("pending %+v %v", pending, err)
 	}
 	if e.write.n.Load() != 0 {
 		t.Fatal("the tool ran before anyone decided")

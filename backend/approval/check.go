@@ -82,24 +82,47 @@ func (s *Service) toolOf(e *tools.Entry) permission.Tool {
 	return t
 }
 
-// input gathers what evaluating a call of a session needs: its mode, workspace and rules.
-func (s *Service) input(ctx context.Context, sessionID string, t permission.Tool, args json.RawMessage, hook *tools.Decision) (permission.Input, error) {
+// touchesOf is what a call reaches and whether it edits files. A built-in tool says it
+// itself (tools.Typed's Touches; one without says it reaches nothing). For an MCP tool,
+// whose arguments Cairn does not know, and for a name no tool has (the rule tester),
+// the argument names are read as permission.Extract guesses; such a call never counts as
+// an edit. Touches that cannot be read count as a path Cairn cannot place.
+func touchesOf(e *tools.Entry, args json.RawMessage) (permission.Targets, []tools.Edit) {
+	if e == nil || !e.Typed() {
+		return permission.Extract(args), nil
+	}
+	if e.Touches == nil {
+		return permission.Targets{}, nil
+	}
+	t, err := e.Touches(args)
+	if err != nil {
+		return permission.Targets{Deep: true}, nil
+	}
+	return permission.Targets{Paths: t.AllPaths(), URLs: t.URLs, Commands: t.Commands}, t.Edits
+}
+
+// input gathers what evaluating a call of a session needs: its mode, workspace and rules,
+// and what the call touches with the edits it makes (touchesOf; e is nil for a tool that
+// is not registered).
+func (s *Service) input(ctx context.Context, sessionID string, t permission.Tool, e *tools.Entry, args json.RawMessage, hook *tools.Decision) (permission.Input, []tools.Edit, error) {
 	mode, err := s.SessionMode(ctx, sessionID)
 	if err != nil {
-		return permission.Input{}, err
+		return permission.Input{}, nil, err
 	}
 	rules, err := s.rulesFor(ctx, sessionID)
 	if err != nil {
-		return permission.Input{}, err
+		return permission.Input{}, nil, err
 	}
+	targets, edits := touchesOf(e, args)
+	t.Edits = len(edits) > 0
 	in := permission.Input{
-		Tool: t, Targets: permission.Extract(args), Mode: mode.Mode, SessionID: sessionID, Rules: rules,
+		Tool: t, Targets: targets, Mode: mode.Mode, SessionID: sessionID, Rules: rules,
 		Resolver: s.resolver(t, s.workspace(ctx, sessionID)),
 	}
 	if hook != nil {
 		in.Hook = &permission.Hook{Behavior: permission.Behavior(hook.Behavior), Reason: hook.Reason}
 	}
-	return in, nil
+	return in, edits, nil
 }
 
 func (s *Service) workspace(ctx context.Context, sessionID string) string {
@@ -125,7 +148,7 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 	}
 	sessionID := cmp.Or(req.Call.SessionID, req.Call.Scope.SessionID)
 	t := s.toolOf(req.Entry)
-	in, err := s.input(ctx, sessionID, t, req.Args, req.Hook)
+	in, edits, err := s.input(ctx, sessionID, t, req.Entry, req.Args, req.Hook)
 	if err != nil {
 		return tools.Decision{}, err
 	}
@@ -141,15 +164,15 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 		}
 		return tools.Decision{Behavior: tools.Behavior(v.Behavior), Source: v.Source, Reason: v.Reason}, nil
 	}
-	return s.ask(ctx, req, sessionID, t, in, v)
+	return s.ask(ctx, req, sessionID, t, in, edits, v)
 }
 
 // ask stores the request, announces it and waits for its end.
-func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionID string, t permission.Tool, in permission.Input, v permission.Verdict) (tools.Decision, error) {
+func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionID string, t permission.Tool, in permission.Input, edits []tools.Edit, v permission.Verdict) (tools.Decision, error) {
 	args := compactJSON(req.Args)
 	r := Request{
 		ID: newID(), SessionID: sessionID, MessageID: req.Call.MessageID, CallID: req.Call.ID,
-		Tool: t.Name, Namespace: t.Namespace, Title: req.Entry.Ref().Title, Args: args, Touches: in.Targets,
+		Tool: t.Name, Namespace: t.Namespace, Title: req.Entry.Ref().Title, Args: args, Touches: in.Targets, Edits: edits, Guessed: !req.Entry.Typed(),
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, Mode: in.Mode, AskReason: v.Reason,
 		AskReasonCode: v.ReasonCode, AskReasonParams: v.ReasonParams,
 		Rules: permission.SuggestRules(t, in.Targets), Status: StatusPending, CreatedAt: time.Now().UnixMilli(),

@@ -53,7 +53,8 @@ func (f *fakeServers) set(id, v string) {
 	f.m[id] = v
 }
 
-// counting is a tool that counts its runs.
+// counting is a tool that counts its runs; entry builds an MCP tool, whose arguments
+// Cairn reads by their names.
 type counting struct{ n atomic.Int64 }
 
 func (c *counting) entry(name, ns string, schema string, readOnly, concurrencySafe bool) tools.Entry {
@@ -67,9 +68,49 @@ func (c *counting) entry(name, ns string, schema string, readOnly, concurrencySa
 	}
 }
 
+// The inputs of the built-in test tools; what they touch they say themselves.
+type (
+	pathInput struct {
+		Path string `json:"path,omitempty"`
+	}
+	commandInput struct {
+		Command string `json:"command"`
+	}
+)
+
+func (c *counting) run() (tools.Result, error) {
+	c.n.Add(1)
+	return tools.Result{Content: "ran"}, nil
+}
+
+// pathTool is a built-in tool reading (or, with edits, writing) the file at "path".
+func (c *counting) pathTool(name, ns string, edits, concurrencySafe bool) tools.Entry {
+	return tools.Typed(tools.TypedTool[pathInput]{
+		Name: name, Namespace: ns, Description: "Counts its runs.", ConcurrencySafe: concurrencySafe,
+		Touches: func(in pathInput) tools.Touches {
+			if in.Path == "" {
+				return tools.Touches{}
+			}
+			if edits {
+				return tools.Touches{Edits: []tools.Edit{{Path: in.Path}}}
+			}
+			return tools.Touches{Paths: []string{in.Path}}
+		},
+		Run: func(context.Context, pathInput, func(tools.Progress)) (tools.Result, error) { return c.run() },
+	})
+}
+
+// commandTool is a built-in shell tool running "command".
+func (c *counting) commandTool(name, ns string) tools.Entry {
+	return tools.Typed(tools.TypedTool[commandInput]{
+		Name: name, Namespace: ns, Description: "Counts its runs.",
+		Touches: func(in commandInput) tools.Touches { return tools.Touches{Commands: []string{in.Command}} },
+		Run:     func(context.Context, commandInput, func(tools.Progress)) (tools.Result, error) { return c.run() },
+	})
+}
+
 const (
-	pathSchema    = `{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`
-	commandSchema = `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`
+	pathSchema = `{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`
 )
 
 // env is a database, a bus, an authority and a pipeline that uses it.
@@ -109,10 +150,10 @@ func newEnv(t *testing.T) *env {
 	e.reg = tools.NewRegistry()
 	if err := e.reg.Register(
 		toolstest.Echo("test_echo"),
-		e.write.entry("test_write", "test", pathSchema, false, false),
-		e.par.entry("test_par_a", "test", pathSchema, false, true),
-		e.par.entry("test_par_b", "test", pathSchema, false, true),
-		e.bash.entry("sandbox_bash", "sandbox", commandSchema, false, false),
+		e.write.pathTool("test_write", "test", true, false),
+		e.par.pathTool("test_par_a", "test", false, true),
+		e.par.pathTool("test_par_b", "test", false, true),
+		e.bash.commandTool("sandbox_bash", "sandbox"),
 	); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/permission"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // RuleList is every stored rule, stamped with the approvals topic's seq.
@@ -199,9 +200,10 @@ func (s *Service) TestRule(ctx context.Context, sm Sample) (TestResult, error) {
 	}
 	_, _, lookup, _ := s.deps()
 	res := TestResult{Tool: permission.Tool{Name: sm.Tool, ReadOnly: sm.ReadOnly, Destructive: sm.Destructive, NeedsApproval: sm.NeedsApproval}}
+	var entry *tools.Entry
 	if lookup != nil {
 		if e, ok := lookup.Lookup(sm.Tool); ok {
-			res.Tool, res.Registered = s.toolOf(e), true
+			res.Tool, res.Registered, entry = s.toolOf(e), true, e
 		}
 	}
 	if !res.Registered {
@@ -213,7 +215,7 @@ func (s *Service) TestRule(ctx context.Context, sm Sample) (TestResult, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	in, err := s.input(ctx, sm.SessionID, res.Tool, args, nil)
+	in, _, err := s.input(ctx, sm.SessionID, res.Tool, entry, args, nil)
 	if err != nil {
 		return TestResult{}, err
 	}

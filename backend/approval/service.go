@@ -330,6 +330,19 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 	return r, nil
 }
 
+// describe adds what a stored request does not keep: the tool's title, a built-in tool's
+// edits and whether its touches were guessed, from the registered tool and the stored
+// arguments (a tool that is gone counts as guessed).
+func (s *Service) describe(r *Request) {
+	r.Guessed = true
+	if _, _, lookup, _ := s.deps(); lookup != nil {
+		if e, ok := lookup.Lookup(r.Tool); ok {
+			r.Title, r.Guessed = e.Ref().Title, !e.Typed()
+			_, r.Edits = touchesOf(e, r.Args)
+		}
+	}
+}
+
 // refOf names a registered tool for people; the zero ToolRef for one that is gone.
 func (s *Service) refOf(name string) tools.ToolRef {
 	if _, _, lookup, _ := s.deps(); lookup != nil {
@@ -356,7 +369,7 @@ func (s *Service) queryRequests(ctx context.Context, where string, args ...any) 
 		if err != nil {
 			return nil, apperr.Wrap(err, apperr.Internal, "list approval requests")
 		}
-		r.Title = s.refOf(r.Tool).Title
+		s.describe(&r)
 		out = append(out, r)
 	}
 	return out, rows.Err()

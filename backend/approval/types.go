@@ -67,10 +67,17 @@ type Request struct {
 	Title     string          `json:"title,omitempty"`
 	Args      json.RawMessage `json:"args"`
 	// Touches is what the call will touch: paths, URLs, the exact shell command.
-	Touches     permission.Targets `json:"touches"`
-	ReadOnly    bool               `json:"readOnly"`
-	Destructive bool               `json:"destructive"`
-	Mode        permission.Mode    `json:"mode"`
+	Touches permission.Targets `json:"touches"`
+	// Edits are the file changes of a built-in tool's call, as the tool says them (the
+	// dialog shows them as a diff); an MCP tool's the dialog guesses from its arguments.
+	// Not stored: read again from the stored arguments.
+	Edits []tools.Edit `json:"edits,omitempty"`
+	// Guessed: Touches were read from the argument names (an MCP tool, whose arguments
+	// Cairn does not know), so the dialog may guess a change from them too.
+	Guessed     bool            `json:"guessed,omitempty"`
+	ReadOnly    bool            `json:"readOnly"`
+	Destructive bool            `json:"destructive"`
+	Mode        permission.Mode `json:"mode"`
 	// AskReason says why the call was not allowed without asking (English, for logs and
 	// the terminal); AskReasonCode and AskReasonParams say it for every locale
 	// (approval.reasons.<code> in the windows).

@@ -168,10 +168,14 @@ func (l List) Settings() []settings.Spec {
 
 // ToolEntries are entries of c as the registry gets them: in c's namespace unless they name
 // one under it, applying only where the toolset is on (and where their own Applies holds),
-// carrying c's instruction.
-func (c Capability) ToolEntries(entries []tools.Entry) []tools.Entry {
+// carrying c's instruction. An entry not built with tools.Typed is refused: a built-in tool
+// has a generated schema and says itself what its calls touch.
+func (c Capability) ToolEntries(entries []tools.Entry) ([]tools.Entry, error) {
 	out := make([]tools.Entry, 0, len(entries))
 	for _, e := range entries {
+		if !e.Typed() {
+			return nil, fmt.Errorf("tool %s of capability %s is not built with tools.Typed", e.Name, c.Name)
+		}
 		if e.Namespace == "" {
 			e.Namespace = c.Name
 		}
@@ -184,7 +188,7 @@ func (c Capability) ToolEntries(entries []tools.Entry) []tools.Entry {
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }
 
 // Owns reports whether a namespace is c's: its name, or one under it ("mcp:<id>").

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -83,13 +84,23 @@ func TestToolEntriesApplyWithTheToolset(t *testing.T) {
 	plain := tools.Typed(tools.TypedTool[struct{}]{Name: "web_search", Description: "Search", Run: run})
 	vision := tools.Typed(tools.TypedTool[struct{}]{Name: "web_shot", Description: "Screenshot", Run: run,
 		Applies: func(s tools.Scope) bool { return s.Model.Vision }})
-	es := c.ToolEntries([]tools.Entry{plain, vision})
+	es, err := c.ToolEntries([]tools.Entry{plain, vision})
+	if err != nil {
+		t.Fatal(err)
+	}
 	on := tools.Scope{Toolsets: []string{"web"}}
 	if es[0].Namespace != "web" || es[0].Instruction != "Cite sources." || !es[0].Applies(on) || es[0].Applies(tools.Scope{}) {
 		t.Fatalf("entry %+v", es[0])
 	}
 	if es[1].Applies(on) || !es[1].Applies(tools.Scope{Toolsets: []string{"web"}, Model: tools.ModelCaps{Vision: true}}) {
 		t.Fatal("the tool's own Applies is not kept")
+	}
+	hand := tools.Entry{Name: "web_fetch", Description: "Fetch", InputSchema: []byte(`{"type":"object"}`),
+		Execute: func(context.Context, json.RawMessage, func(tools.Progress)) (tools.Result, error) {
+			return tools.Result{}, nil
+		}}
+	if _, err := c.ToolEntries([]tools.Entry{hand}); err == nil || !strings.Contains(err.Error(), "tools.Typed") {
+		t.Fatalf("a hand-written built-in tool was accepted: %v", err)
 	}
 	if !c.Owns("web") || c.Owns("webx") || !ok("mcp").Owns("mcp:abc") {
 		t.Fatal("Owns")

@@ -17,6 +17,8 @@ type Tool struct {
 	// Fingerprint is the current hash of an MCP tool's schema and its server's command
 	// or URL ("" for other tools); allow rules bound to another fingerprint are stale.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Edits: the call edits files, as the tool itself says (a built-in tool's Touches).
+	Edits bool `json:"edits,omitempty"`
 }
 
 // MCP reports whether the tool comes from an MCP server.
@@ -371,22 +373,11 @@ func allPaths(ps []Path, f func(Path) bool) bool {
 	return true
 }
 
-// editVerbs are the verbs of built-in tools that edit files (acceptEdits).
-var editVerbs = []string{"write", "edit", "multi_edit", "multiedit", "create", "create_file", "write_file",
-	"edit_file", "apply_patch", "patch", "str_replace", "insert", "append", "mkdir", "notebook_edit", "replace"}
-
-// IsEditTool reports whether acceptEdits covers the tool: a built-in tool that is not
-// read-only and whose verb is a file edit (sandbox_write, file_edit, …). MCP tools never
-// count: what they do to files is not known.
+// IsEditTool reports whether acceptEdits covers the call: a tool that is not read-only
+// and says itself that this call edits files (Tool.Edits, from a built-in tool's Touches).
+// MCP tools never count: what they do to files is not known.
 func IsEditTool(t Tool) bool {
-	if t.MCP() || t.ReadOnly || t.Namespace == "meta" {
-		return false
-	}
-	verb := t.Name
-	if t.Namespace != "" {
-		verb = strings.TrimPrefix(verb, t.Namespace+"_")
-	}
-	return slices.Contains(editVerbs, strings.ToLower(verb))
+	return t.Edits && !t.MCP() && !t.ReadOnly && t.Namespace != "meta"
 }
 
 // SuggestRules are the allow rules an "allow for this session" or "always allow"

@@ -11,7 +11,7 @@ import (
 
 var (
 	readTool   = Tool{Name: "web_search", Namespace: "web", ReadOnly: true}
-	writeTool  = Tool{Name: "sandbox_write", Namespace: "sandbox"}
+	writeTool  = Tool{Name: "sandbox_write", Namespace: "sandbox", Edits: true}
 	deleteTool = Tool{Name: "sandbox_delete", Namespace: "sandbox", Destructive: true}
 	gatedRead  = Tool{Name: "mcp__mail__read_0123", Namespace: "mcp:mail", ReadOnly: true, NeedsApproval: true}
 	mcpWrite   = Tool{Name: "mcp__fs__write_file_0123", Namespace: "mcp:fs"}
@@ -336,10 +336,12 @@ func TestRuleValidate(t *testing.T) {
 
 func TestIsEditTool(t *testing.T) {
 	for tool, want := range map[Tool]bool{
-		writeTool:                              true,
-		{Name: "file_edit", Namespace: "file"}: true,
-		{Name: "sandbox_multi_edit", Namespace: "sandbox"}:           true,
-		{Name: "sandbox_read", Namespace: "sandbox", ReadOnly: true}: false,
+		writeTool: true,
+		{Name: "file_patch", Namespace: "file", Edits: true}: true,
+		// The name says nothing: a tool that does not say its call edits is no edit.
+		{Name: "sandbox_multi_edit", Namespace: "sandbox"}:                        false,
+		{Name: "sandbox_read", Namespace: "sandbox", ReadOnly: true, Edits: true}: false,
+		{Name: "mcp__fs__write_0123", Namespace: "mcp:fs", Edits: true}:           false,
 		bash:       false,
 		deleteTool: false,
 		mcpWrite:   false,

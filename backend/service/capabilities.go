@@ -62,7 +62,11 @@ func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
 			if !c.Owns(ns) {
 				return fmt.Errorf("capability %s cannot replace the tools of namespace %s", c.Name, ns)
 			}
-			return s.Tools.ReplaceNamespace(ns, c.ToolEntries(entries))
+			prepared, err := c.ToolEntries(entries)
+			if err != nil {
+				return err
+			}
+			return s.Tools.ReplaceNamespace(ns, prepared)
 		},
 	}
 }
@@ -72,7 +76,11 @@ func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
 func (s *Services) openCapabilities(ctx context.Context) error {
 	for _, c := range s.Capabilities {
 		if len(c.Tools) > 0 {
-			if err := s.Tools.Register(c.ToolEntries(c.Tools)...); err != nil {
+			entries, err := c.ToolEntries(c.Tools)
+			if err == nil {
+				err = s.Tools.Register(entries...)
+			}
+			if err != nil {
 				return fmt.Errorf("capability %s: %w", c.Name, err)
 			}
 		}

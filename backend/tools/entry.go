@@ -108,7 +108,12 @@ type Entry struct {
 	Touches func(args json.RawMessage) (Touches, error)
 
 	invalid error // why Typed could not build the entry
+	typed   bool  // built by Typed
 }
+
+// Typed reports whether the entry was built by Typed: its schema is generated and it says
+// itself what its calls touch (Touches; nil = nothing).
+func (e *Entry) Typed() bool { return e.typed }
 
 // Source tells where the entry comes from: SourceMCP, SourceMeta or SourceBuiltin.
 func (e *Entry) Source() string {

@@ -80,7 +80,7 @@ func (t Touches) AllPaths() []string {
 // In the generator cannot describe makes an entry Register refuses, saying why.
 func Typed[In any](t TypedTool[In]) Entry {
 	schema, err := TypedSchema[In](t.Refine)
-	e := Entry{invalid: err,
+	e := Entry{invalid: err, typed: true,
 		Name: t.Name, Namespace: t.Namespace, Description: t.Description, SearchHint: t.SearchHint,
 		InputSchema: schema, Defer: t.Defer, Applies: t.Applies,
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, ConcurrencySafe: t.ConcurrencySafe,

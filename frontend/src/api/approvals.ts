@@ -12,6 +12,7 @@ export type ApprovalTargets = wire.PermissionTargets;
 export type RuleBehavior = wire.PermissionBehavior;
 export type PermissionRule = wire.PermissionRule;
 export type ApprovalRequest = wire.ApprovalRequest;
+export type ApprovalEdit = wire.ToolsEdit;
 export type PendingApprovals = wire.ApprovalPending;
 
 export const APPROVALS_TOPIC = "approvals";

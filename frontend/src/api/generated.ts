@@ -360,6 +360,17 @@ export interface ApprovalRequest {
   args: unknown;
   /** Touches is what the call will touch: paths, URLs, the exact shell command. */
   touches: PermissionTargets;
+  /**
+   * Edits are the file changes of a built-in tool's call, as the tool says them (the
+   * dialog shows them as a diff); an MCP tool's the dialog guesses from its arguments.
+   * Not stored: read again from the stored arguments.
+   */
+  edits?: ToolsEdit[];
+  /**
+   * Guessed: Touches were read from the argument names (an MCP tool, whose arguments
+   * Cairn does not know), so the dialog may guess a change from them too.
+   */
+  guessed?: boolean;
   readOnly: boolean;
   destructive: boolean;
   mode: PermissionMode;
@@ -1285,6 +1296,8 @@ export interface PermissionTool {
    * or URL ("" for other tools); allow rules bound to another fingerprint are stale.
    */
   fingerprint?: string;
+  /** Edits: the call edits files, as the tool itself says (a built-in tool's Touches). */
+  edits?: boolean;
 }
 
 /**
@@ -1376,6 +1389,16 @@ export type SettingsType = "string" | "bool" | "int" | "enum" | "duration";
 
 /** Defer says whether a tool may be folded behind the meta tools (TOOL-4). */
 export type ToolsDefer = "never" | "always" | "auto";
+
+/**
+ * Edit is one file change: Old is the text replaced ("" for a new file or a whole-file
+ * write), New what replaces it.
+ */
+export interface ToolsEdit {
+  path: string;
+  old?: string;
+  new: string;
+}
 
 /** Progress is reported while a call runs, routed to that call's tool card. */
 export interface ToolsProgress {

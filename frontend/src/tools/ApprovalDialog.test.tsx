@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { ApprovalRequest } from "../api";
@@ -70,9 +70,16 @@ describe("ApprovalDialog", () => {
     expect(screen.queryByTestId("approval-always")).toBeNull();
   });
 
-  it("shows the change an edit makes, and the error of a late decision", async () => {
+  it("shows the change a built-in edit says it makes, and the error of a late decision", async () => {
     setup(
-      request({ tool: "sandbox_edit", args: { path: "main.go", old_string: "a := 1", new_string: "a := 2" }, touches: { paths: ["/w/main.go"] }, destructive: false }),
+      request({
+        tool: "sandbox_edit",
+        // The arguments' names say nothing about the change: the tool's own edits do.
+        args: { target: "main.go", from: "x", to: "y" },
+        edits: [{ path: "main.go", old: "a := 1", new: "a := 2" }],
+        touches: { paths: ["/w/main.go"] },
+        destructive: false,
+      }),
       vi.fn(async () => {}),
       { code: "approval_already_decided", i18nKey: "errors.approval_already_decided", message: "decided elsewhere" },
     );
@@ -80,6 +87,15 @@ describe("ApprovalDialog", () => {
     expect(diff.querySelector(".diff-del")).toHaveTextContent("- a := 1");
     expect(diff.querySelector(".diff-add")).toHaveTextContent("+ a := 2");
     await waitFor(() => expect(screen.getByTestId("error-view")).toBeInTheDocument());
+  });
+
+  it("guesses an MCP tool's change from its arguments, never a built-in tool's", () => {
+    const args = { path: "main.go", old_string: "a := 1", new_string: "a := 2" };
+    setup(request({ tool: "mcp__fs__edit_0123456789abcdef0123", namespace: "mcp:fs", guessed: true, args, destructive: false }));
+    expect(screen.getByTestId("approval-diff").querySelector(".diff-add")).toHaveTextContent("+ a := 2");
+    cleanup();
+    setup(request({ tool: "sandbox_note", args, destructive: false }));
+    expect(screen.queryByTestId("approval-diff")).toBeNull();
   });
 
   it("reads writes as all-new lines", () => {

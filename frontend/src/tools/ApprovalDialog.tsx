@@ -1,6 +1,6 @@
 import { useId, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { useToolsets, type ApprovalChoice, type ApprovalRequest } from "../api";
+import { useToolsets, type ApprovalChoice, type ApprovalEdit, type ApprovalRequest } from "../api";
 import { Dialog } from "../components/Dialog";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
@@ -26,7 +26,20 @@ interface DiffLine {
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
-/** The change an edit or write call makes, as +/- lines (old text removed, new text added). */
+/** A built-in tool's edits, as it says them, as +/- lines (the first edit's path heads them). */
+export function changeOfEdits(edits: readonly ApprovalEdit[] | undefined): { path?: string; lines: DiffLine[] } | null {
+  if (!edits?.length) return null;
+  const lines = edits.flatMap((e) => [
+    ...(e.old ? e.old.split("\n").map((text) => ({ sign: "-" as const, text })) : []),
+    ...e.new.split("\n").map((text) => ({ sign: "+" as const, text })),
+  ]);
+  return { path: edits[0]!.path, lines };
+}
+
+/**
+ * The change an MCP tool's edit or write call seems to make, guessed from its argument
+ * names (Cairn does not know an MCP tool's arguments), as +/- lines.
+ */
 export function changeOf(args: unknown): { path?: string; lines: DiffLine[] } | null {
   if (!args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
@@ -66,7 +79,9 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const label = request.title || request.tool;
   const nsLabel = toolsetLabel(toolsets, request.namespace);
   const args = typeof request.args === "string" ? request.args : JSON.stringify(request.args ?? {});
-  const change = changeOf(typeof request.args === "string" ? safeParse(request.args) : request.args);
+  const change = request.guessed
+    ? changeOf(typeof request.args === "string" ? safeParse(request.args) : request.args)
+    : changeOfEdits(request.edits);
   const touches = request.touches ?? {};
   const canRule = (request.rules ?? []).length > 0;
   const shownArgs = prettyJSON(args) ?? args;
