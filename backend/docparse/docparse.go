@@ -90,7 +90,8 @@ type Options struct {
 	MaxText int64
 	// HTML, when set, converts HTML to Markdown before parsing (readability).
 	HTML HTMLConverter
-	// PDFFallback reads PDFs the built-in reader fails on; nil means none.
+	// PDFFallback reads PDFs the built-in reader fails on; nil means none. The PDFium
+	// extractor of docparse/pdfium fits: pdfium.New(cacheDir).Extract.
 	PDFFallback PDFExtractor
 }
 
