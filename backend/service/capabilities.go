@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-app/cairn/backend/file"
 	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/location"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/skill"
 	"github.com/cairn-app/cairn/backend/tools"
@@ -27,18 +28,8 @@ func Capabilities() capability.List {
 		sandbox.Capability(),
 		skill.Capability(),
 		location.Capability(),
-		mcpCapability(),
+		mcp.Capability(),
 		metaCapability(),
-	}
-}
-
-// mcpCapability is the user's MCP servers. Their tools are each server's namespace
-// ("mcp:<serverId>") under the toolset "mcp"; the MCP manager, which Open builds before
-// chat so that runs stop before their servers do, keeps them in the registry.
-func mcpCapability() capability.Capability {
-	return capability.Capability{
-		Name: "mcp", Label: "chat:tools.namespace.mcp", Icon: "plug",
-		On: capability.Sessions{Chat: true, Task: true},
 	}
 }
 
