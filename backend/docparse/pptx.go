@@ -97,7 +97,19 @@ func (p *parser) pptx() (*Document, error) {
 	return &Document{Blocks: b.blocks, Title: a.xmlFirst("docProps/core.xml", "title"), Pages: len(slides)}, nil
 }
 
-// slide emits a slide's title placeholder as a level-1 heading and its other paragraphs.
+// slideState follows a slide's shapes: the title placeholder, the paragraph, the table.
+type slideState struct {
+	b           *builder
+	para, shape strings.Builder
+	isTitle     bool
+	inText      bool
+	tables      int
+	cell, row   []string
+	rows        []string
+}
+
+// slide emits a slide's title placeholder as a level-1 heading, its tables as tables and
+// its other paragraphs as paragraphs.
 func (a *archive) slide(part string, b *builder) error {
 	rc, err := a.open(part)
 	if err != nil {
@@ -105,8 +117,7 @@ func (a *archive) slide(part string, b *builder) error {
 	}
 	defer rc.Close()
 	x := a.p.xmlReader(rc)
-	var para, shape strings.Builder
-	isTitle, inText := false, false
+	s := &slideState{b: b}
 	for {
 		t, err := x.next()
 		if err == io.EOF {
@@ -117,43 +128,75 @@ func (a *archive) slide(part string, b *builder) error {
 		}
 		switch v := t.(type) {
 		case xml.StartElement:
-			switch v.Name.Local {
-			case "sp":
-				isTitle = false
-				shape.Reset()
-			case "ph":
-				typ := attr(v, "type")
-				isTitle = typ == "title" || typ == "ctrTitle"
-			case "t":
-				inText = true
-			case "br":
-				para.WriteByte('\n')
-			}
+			s.start(v)
 		case xml.CharData:
-			if inText {
-				para.Write(v)
+			if s.inText {
+				s.para.Write(v)
 			}
 		case xml.EndElement:
-			switch v.Name.Local {
-			case "t":
-				inText = false
-			case "p":
-				if isTitle {
-					shape.WriteString(para.String() + " ")
-				} else if err := b.add(KindParagraph, para.String(), 0, 0, 0); err != nil {
-					return err
-				}
-				para.Reset()
-			case "sp":
-				if isTitle {
-					if err := b.add(KindHeading, shape.String(), 1, 0, 0); err != nil {
-						return err
-					}
-				}
-				isTitle = false
+			if err := s.end(v.Name.Local); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+func (s *slideState) start(v xml.StartElement) {
+	switch v.Name.Local {
+	case "sp":
+		s.isTitle = false
+		s.shape.Reset()
+	case "ph":
+		typ := attr(v, "type")
+		s.isTitle = typ == "title" || typ == "ctrTitle"
+	case "t":
+		s.inText = true
+	case "br":
+		s.para.WriteByte('\n')
+	case "tbl":
+		s.tables++
+	case "tr":
+		s.row = nil
+	case "tc":
+		s.cell = nil
+	}
+}
+
+func (s *slideState) end(local string) error {
+	switch local {
+	case "t":
+		s.inText = false
+	case "p":
+		text := s.para.String()
+		s.para.Reset()
+		switch {
+		case s.tables > 0:
+			if t := strings.TrimSpace(text); t != "" {
+				s.cell = append(s.cell, t)
+			}
+		case s.isTitle:
+			s.shape.WriteString(text + " ")
+		default:
+			return s.b.add(KindParagraph, text, 0, 0, 0)
+		}
+	case "sp":
+		if s.isTitle {
+			s.isTitle = false
+			return s.b.add(KindHeading, s.shape.String(), 1, 0, 0)
+		}
+	case "tc":
+		s.row = append(s.row, strings.Join(s.cell, " "))
+	case "tr":
+		s.rows = append(s.rows, strings.Join(s.row, " | "))
+	case "tbl":
+		s.tables--
+		if s.tables == 0 {
+			err := s.b.add(KindTable, strings.Join(s.rows, "\n"), 0, 0, 0)
+			s.rows = nil
+			return err
+		}
+	}
+	return nil
 }
 
 // relID is the r:id of an element, which shares its local name with the plain id.
