@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Desktop smoke test, two runs of the Wails build under Xvfb:
+# Desktop smoke test, three runs of the Wails build under Xvfb:
 #   1. a fresh data directory: wait until the frontend called the bound Ready method (the
 #      backend logs "frontend ready"), take a screenshot, quit with SIGTERM;
 #   2. a data directory Cairn cannot use (a file), with a Chinese locale (LC_ALL, which
@@ -7,6 +7,12 @@
 #      the start-up failure in Chinese (the bound StartupFailure logs "start-up failure
 #      shown … language=zh-CN"), stderr has the same error in Chinese, screenshot, SIGTERM,
 #      exit status 1.
+#   3. a second launch on a data directory the first one owns: it brings the first window
+#      forward (the first logs "another launch: window brought forward") and exits 0 at
+#      once; the first keeps running, and `cairn doctor` names it with its one window;
+#      `cairn serve` then serves the browser UI from the window's backend;
+#   4. the app started while `cairn serve` owns the data directory: the start-up failure
+#      screen says so (data_dir_busy), exit status 1.
 # After each: no process (app or WebKit helper) is left behind.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -102,4 +108,52 @@ grep -q "cairn: 无法使用数据目录 $data/not-a-directory" "$log" || fail "
 screenshot "$out/desktop-startup-failure.png"
 stop "$log" 1
 echo "desktop smoke: start-up failure ok (screenshot $out/desktop-startup-failure.png, exit 1, no process left)"
-echo "2 passed, 0 failed"
+
+# 3. A second launch: one backend per data directory, the first window comes forward.
+log="$out/cairn-first.log"
+start "$log" -- --data-dir "$data/fresh"
+wait_for "$log" "frontend ready" "the first window never called Ready"
+second="$out/cairn-second.log"
+timeout 30 "$bin" --data-dir "$data/fresh" >"$second" 2>&1
+code=$?
+[ "$code" = 0 ] || fail "the second launch exited with $code, want 0" "$second"
+grep -q "brought its window forward" "$second" || fail "the second launch did not hand over to the first" "$second"
+wait_for "$log" "another launch: window brought forward" "the first window was not brought forward"
+kill -0 "$app" 2>/dev/null || fail "the first app quit" "$log"
+doctor="$out/cairn-doctor.log"
+"$bin" --data-dir "$data/fresh" doctor >"$doctor" 2>&1
+grep -q "the Cairn desktop app (PID $app) owns the data directory since .*; 1 window" "$doctor" ||
+  fail "doctor does not name the desktop app as the owner" "$doctor"
+serve_log="$out/cairn-serve-beside.log"
+"$bin" --data-dir "$data/fresh" serve >"$serve_log" 2>&1 &
+serve=$!
+for _ in $(seq 100); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
+url=$(sed -n 's/^Cairn is serving at //p' "$serve_log")
+token=${url##*token=}
+base=${url%%/\?token=*}
+grep -q "the Cairn desktop app (PID $app) already runs the backend" "$serve_log" ||
+  { kill "$serve"; fail "serve did not attach to the desktop app's backend" "$serve_log"; }
+curl -fsS -H "Authorization: Bearer $token" -X POST -d '[]' "$base/api/GetSettings" | grep -q '"values"' ||
+  { kill "$serve"; fail "the browser UI of the desktop app's backend does not answer" "$serve_log"; }
+kill -INT "$serve"
+wait "$serve"
+screenshot "$out/desktop-second-launch.png"
+stop "$log" 0
+echo "desktop smoke: second launch ok (it exited 0, the first window stayed, serve attached; no process left)"
+
+# 4. serve owns the data directory: the app says so instead of opening a second backend.
+serve_log="$out/cairn-serve-owner.log"
+"$bin" --data-dir "$data/fresh" serve >"$serve_log" 2>&1 &
+serve=$!
+for _ in $(seq 100); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
+log="$out/cairn-beside-serve.log"
+start "$log" -- --data-dir "$data/fresh"
+wait_for "$log" "start-up failure shown" "the window never said the data directory is in use"
+grep -q 'start-up failure shown" code=data_dir_busy' "$log" || { kill "$serve"; fail "the failure is not data_dir_busy" "$log"; }
+grep -q "is in use by cairn serve (PID $serve)" "$log" || { kill "$serve"; fail "stderr does not name serve" "$log"; }
+screenshot "$out/desktop-beside-serve.png"
+stop "$log" 1
+kill -INT "$serve"
+wait "$serve"
+echo "desktop smoke: beside serve ok (the window says why, exit 1, no process left)"
+echo "4 passed, 0 failed"
