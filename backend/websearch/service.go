@@ -70,6 +70,7 @@ type Request struct {
 // Failure is a provider that failed while another answered.
 type Failure struct {
 	Provider string        `json:"provider"`
+	Name     string        `json:"name"` // the provider's display name
 	Error    *apperr.Error `json:"error"`
 }
 
@@ -77,9 +78,11 @@ type Failure struct {
 type Answer struct {
 	Query string `json:"query"`
 	// Provider is the provider that answered; providers joined by "+" when merged.
-	Provider string   `json:"provider"`
-	Results  []Result `json:"results"`
-	Cached   bool     `json:"cached,omitempty"`
+	Provider string `json:"provider"`
+	// ProviderName is Provider for people ("Brave Search", "Serper + Brave Search").
+	ProviderName string   `json:"providerName"`
+	Results      []Result `json:"results"`
+	Cached       bool     `json:"cached,omitempty"`
 	// Failures are the providers tried before (fallback) or beside (ask all) the answer.
 	Failures []Failure `json:"failures,omitempty"`
 }
@@ -96,13 +99,13 @@ func (s *Service) Search(ctx context.Context, r Request) (Answer, error) {
 		return Answer{}, err
 	}
 	if askAll && len(chain) > 1 {
-		return s.searchAll(ctx, r, chain)
+		return named(s.searchAll(ctx, r, chain))
 	}
 	var fails []Failure
 	for _, id := range chain {
 		res, cached, err := s.one(ctx, id, r)
 		if err == nil {
-			return Answer{Query: r.Query, Provider: id, Results: res, Cached: cached, Failures: fails}, nil
+			return named(Answer{Query: r.Query, Provider: id, Results: res, Cached: cached, Failures: fails}, nil)
 		}
 		if apperr.Is(err, apperr.Canceled) || ctx.Err() != nil {
 			return Answer{}, err
@@ -138,6 +141,22 @@ func (s *Service) chain(ctx context.Context, only string) ([]string, bool, error
 	v, _ := s.d.Settings.Get(ctx, SettingAskAll)
 	all, _ := v.(bool)
 	return chain, all, nil
+}
+
+// named fills in the display names of an answer's providers.
+func named(a Answer, err error) (Answer, error) {
+	if err != nil {
+		return a, err
+	}
+	var names []string
+	for _, id := range strings.Split(a.Provider, "+") {
+		names = append(names, DisplayName(id))
+	}
+	a.ProviderName = strings.Join(names, " + ")
+	for i := range a.Failures {
+		a.Failures[i].Name = DisplayName(a.Failures[i].Provider)
+	}
+	return a, nil
 }
 
 func unknownProvider(id string) error {

@@ -133,11 +133,10 @@ func FormatAnswer(a Answer) string {
 	for _, f := range a.Failures {
 		fmt.Fprintf(&b, "%s failed: %s\n", DisplayName(f.Provider), f.Error.Message)
 	}
-	names := []string{}
-	for _, id := range strings.Split(a.Provider, "+") {
-		names = append(names, DisplayName(id))
+	who := a.ProviderName
+	if who == "" {
+		who = a.Provider
 	}
-	who := strings.Join(names, " + ")
 	if len(a.Results) == 0 {
 		fmt.Fprintf(&b, "%s found no results for %q.\n", who, a.Query)
 		return b.String()

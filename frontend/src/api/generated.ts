@@ -1440,6 +1440,8 @@ export interface WebsearchAnswer {
   query: string;
   /** Provider is the provider that answered; providers joined by "+" when merged. */
   provider: string;
+  /** ProviderName is Provider for people ("Brave Search", "Serper + Brave Search"). */
+  providerName: string;
   results: WebsearchResult[];
   cached?: boolean;
   /** Failures are the providers tried before (fallback) or beside (ask all) the answer. */
@@ -1449,6 +1451,8 @@ export interface WebsearchAnswer {
 /** Failure is a provider that failed while another answered. */
 export interface WebsearchFailure {
   provider: string;
+  /** the provider's display name */
+  name: string;
   error: ApperrError | null;
 }
 

@@ -20,6 +20,7 @@ import { ApprovalResume } from "./ApprovalResume";
 import { useApprovalReason } from "./reason";
 import { useSessionApprovals } from "./sessionApprovals";
 import { Visible, visibleString } from "./visible";
+import { isSearchAnswer, WebSearchResult } from "./WebSearchResult";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -138,7 +139,8 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           {state === "stopped" && (
             <p className="tool-card__note">{end?.error ? <ErrorText error={end.error} /> : t("tools.stoppedNote")}</p>
           )}
-          {end && state !== "error" && <Result content={end.content} display={end.display} />}
+          {end && state !== "error" && isSearchAnswer(item.name, end.display) && <WebSearchResult answer={end.display} />}
+          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && <Result content={end.content} display={end.display} />}
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>
