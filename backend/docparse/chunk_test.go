@@ -3,6 +3,8 @@ package docparse
 import (
 	"strings"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 func TestTokensCountsCJKPerCharacter(t *testing.T) {
@@ -11,15 +13,39 @@ func TestTokensCountsCJKPerCharacter(t *testing.T) {
 		want int
 	}{
 		{"", 0},
-		{"hello world", 4},         // 2 + 2
+		{"hello world", 2},
+		{"knowledge", 2},
 		{"知识库", 3},                 // one per character
-		{"知识库 search.", 3 + 2 + 1}, // CJK, a word, a full stop
+		{"知识库 search.", 3 + 1 + 1}, // CJK, a word, a full stop
 		{"，。", 2},
 		{"a1b2", 1},
 	}
 	for _, c := range cases {
 		if got := Tokens(c.s); got != c.want {
 			t.Errorf("Tokens(%q) = %d, want %d", c.s, got, c.want)
+		}
+	}
+}
+
+// TestTokensNearO200k keeps the estimate honest against a real tokenizer: never under by
+// more than 15% (a chunk would overflow an embedding model's window), never over by more
+// than 40% (chunks would be needlessly small).
+func TestTokensNearO200k(t *testing.T) {
+	c := codec.NewO200kBase()
+	for _, s := range []string{
+		"Cairn is a desktop chat application. It reads documents of many kinds and finds them by word and by meaning. Knowledge bases keep their chunks in SQLite, with full-text search and vectors.",
+		"知识库把文档切成小块，按关键词和语义检索。嵌入模型可以随时更换，而无需重建索引。中文的两个字的词也能被找到。",
+		"func (c *chunker) add(s segment) { heading := s.b.Kind == KindHeading; if c.cur == nil { c.start(s) } }",
+		"Die Wissensdatenbank zerlegt Dokumente in Abschnitte und durchsucht sie nach Wörtern und Bedeutung.",
+		"混合检索：keyword 与 vector 的排名用 RRF 融合，然后可选地 rerank。",
+	} {
+		real, err := c.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := Tokens(s)
+		if r := float64(est) / float64(real); r < 0.85 || r > 1.4 {
+			t.Errorf("estimate %d vs o200k %d (%.2f) for %q", est, real, r, s)
 		}
 	}
 }
