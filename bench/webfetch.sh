@@ -2,9 +2,10 @@
 # Cairn's page reader against the pipeline other desktop clients use (jsdom +
 # @mozilla/readability + turndown with its GFM plugin, in Node), side by side on the same
 # generated pages (a 2 MB article, a 200 KB news page, a table-heavy docs page), each side
-# for the same time on each page in turn. Prints pages per second, the text overlap of the
-# two outputs and how much of each page's main text each kept. Goal: Cairn ≥ 2× the
-# peers' pages per second. Also the guard's cost per request (BenchmarkGuard).
+# for the same time on each page in three alternating rounds (medians reported). Prints
+# pages per second, the text overlap of the two outputs and how much of each page's main
+# text each kept. Goal: Cairn ≥ 2× the peers' pages per second. Also the guard's cost per
+# request (BenchmarkGuard).
 # jsdom 27 is the newest that runs on Node 20 (31 needs Node 22).
 # The peers' packages are installed from npm into bench/.webfetch-node (not committed).
 # Usage: bench/webfetch.sh [seconds per page and side, default 5]

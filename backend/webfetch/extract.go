@@ -25,6 +25,7 @@ type article struct {
 	title, byline, published, siteName string
 	markdown                           string
 	scripts                            bool // the page runs scripts
+	pruned                             int  // characters of text dropped before conversion
 }
 
 func (a article) readable() bool {
@@ -43,8 +44,9 @@ func newConverter() *converter.Converter {
 
 // extractHTML finds the main text of a page (readability) and converts it to Markdown,
 // links made absolute against base. A page readability finds nothing in is converted
-// whole, without its scripts, styles and navigation.
-func extractHTML(text string, base *url.URL) (article, error) {
+// whole, without its scripts, styles and navigation. Text past keep characters is dropped
+// before conversion (the cut would drop its Markdown anyway) and counted in pruned.
+func extractHTML(text string, base *url.URL, keep int) (article, error) {
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		return article{}, err
@@ -71,6 +73,7 @@ func extractHTML(text string, base *url.URL) (article, error) {
 	if node == nil {
 		return a, nil
 	}
+	a.pruned = prune(node, keep)
 	md, err := newConverter().ConvertNode(node, converter.WithDomain(base.Scheme+"://"+base.Host))
 	if err != nil {
 		return a, err
@@ -150,4 +153,44 @@ func textOf(n *html.Node) string {
 	}
 	walk(n)
 	return b.String()
+}
+
+// prune keeps the first keep characters of n's text, in whole blocks: the child that
+// crosses the limit is pruned the same way when it is much larger than what is left, every
+// child after it is removed. It returns how many characters of text were removed.
+func prune(n *html.Node, keep int) int {
+	seen := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		l := textLen(c)
+		if seen+l <= keep {
+			seen += l
+			continue
+		}
+		dropped := 0
+		if c.Type == html.ElementNode && l > 2*(keep-seen)+1024 {
+			dropped = prune(c, keep-seen)
+		}
+		for s := c.NextSibling; s != nil; {
+			next := s.NextSibling
+			dropped += textLen(s)
+			n.RemoveChild(s)
+			s = next
+		}
+		return dropped
+	}
+	return 0
+}
+
+func textLen(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return utf8.RuneCountInString(n.Data)
+	}
+	if n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style) {
+		return 0
+	}
+	l := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		l += textLen(c)
+	}
+	return l
 }

@@ -282,6 +282,18 @@ func TestFetchCutsLongPages(t *testing.T) {
 	if want := fmt.Sprintf("[Cut: the last %d of %d characters were dropped.]", p.Dropped, p.Chars); !strings.Contains(p.Text(), want) {
 		t.Fatalf("no cut note %q in\n...%s", want, p.Text()[len(p.Text())-200:])
 	}
+	// Text far past the cut is dropped before conversion; the count stays close to the
+	// whole page's Markdown.
+	whole, err := s.fetcher(webfetch.Options{MaxChars: 1 << 20}).Fetch(context.Background(), s.url("/long"))
+	if err != nil || whole.Dropped != 0 {
+		t.Fatalf("whole page: %+v, %v", whole.Dropped, err)
+	}
+	if d := p.Chars - whole.Chars; d > whole.Chars/20 || d < -whole.Chars/20 {
+		t.Fatalf("counted %d characters, the whole page has %d", p.Chars, whole.Chars)
+	}
+	if !strings.HasPrefix(whole.Markdown, p.Markdown) {
+		t.Fatalf("the cut page is not the start of the whole one")
+	}
 }
 
 func TestFetchClientRenderedWithoutBrowser(t *testing.T) {

@@ -22,9 +22,12 @@ type Page struct {
 	Markdown string `json:"markdown"`
 	// Bytes is the size of the body as fetched.
 	Bytes int `json:"bytes"`
-	// Chars is the length of the whole text in characters; Dropped how many were cut.
+	// Chars is the length of the whole text in characters; Dropped how many were cut. Text
+	// far past the cut is dropped before it is converted, so it counts as text, the rest
+	// as Markdown.
 	Chars   int `json:"chars"`
 	Dropped int `json:"dropped,omitempty"`
+	pruned  int
 	// Rendered says the text came from a headless browser's DOM.
 	Rendered bool `json:"rendered,omitempty"`
 	// Note says why a page came out empty or was read another way.

@@ -38,6 +38,8 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
 		return Page{}, err
 	}
 	p.Markdown, p.Chars, p.Dropped = cut(p.Markdown, f.opt.MaxChars)
+	p.Chars += p.pruned
+	p.Dropped += p.pruned
 	return p, nil
 }
 
@@ -63,7 +65,7 @@ func readPDF(p *Page, resp response) error {
 func (f *Fetcher) readHTML(ctx context.Context, p *Page, resp response) error {
 	text, cs := decode(resp.body, resp.header)
 	p.Charset = cs
-	a, err := extractHTML(text, resp.url)
+	a, err := extractHTML(text, resp.url, f.keepChars())
 	if err != nil {
 		return failed(resp.url, err)
 	}
@@ -71,7 +73,14 @@ func (f *Fetcher) readHTML(ctx context.Context, p *Page, resp response) error {
 		a = f.renderInstead(ctx, p, resp.url, a)
 	}
 	p.Title, p.Byline, p.Published, p.SiteName, p.Markdown = a.title, a.byline, a.published, a.siteName, a.markdown
+	p.pruned = a.pruned
 	return nil
+}
+
+// keepChars is how much text extraction converts: twice what the cut keeps, since Markdown
+// is seldom shorter than the text it writes and the cut should fall in Markdown.
+func (f *Fetcher) keepChars() int {
+	return 2 * f.opt.MaxChars
 }
 
 func (f *Fetcher) renderInstead(ctx context.Context, p *Page, u *url.URL, static article) article {
@@ -86,7 +95,7 @@ func (f *Fetcher) renderInstead(ctx context.Context, p *Page, u *url.URL, static
 		p.Note = "The page's HTML has little or no readable text, and rendering it in headless Chromium failed: " + err.Error()
 		return static
 	}
-	a, err := extractHTML(dom, u)
+	a, err := extractHTML(dom, u, f.keepChars())
 	if err != nil || strings.TrimSpace(a.markdown) == "" {
 		p.Note = "The page has no readable text, even rendered in headless Chromium."
 		return static
