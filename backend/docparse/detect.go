@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 )
 
 // Format names a reader of this package.
@@ -124,7 +123,8 @@ func looksLikeHTML(head []byte) bool {
 }
 
 // isBinary reports content that is not text in any encoding this package decodes: NUL
-// bytes outside UTF-16, or mostly control bytes and invalid sequences.
+// bytes outside UTF-16, or more than one byte in ten a control character. Bytes that are
+// not UTF-8 count as text: they are GB18030 or Windows-1252 to decodeText.
 func isBinary(head []byte) bool {
 	if len(head) == 0 {
 		return false
@@ -136,29 +136,10 @@ func isBinary(head []byte) bool {
 		return true
 	}
 	bad := 0
-	for i := 0; i < len(head); {
-		r, n := utf8.DecodeRune(head[i:])
-		if r == utf8.RuneError && n == 1 {
-			if len(head)-i < 4 && i > 0 {
-				break // a rune cut by the end of the sample
-			}
-			if head[i] < 0x80 {
-				bad++
-			}
-			bad += gbkTail(head[i:])
-		} else if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != 0x1b {
+	for _, c := range head {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b {
 			bad++
 		}
-		i += n
 	}
 	return bad*10 > len(head)
-}
-
-// gbkTail counts an invalid UTF-8 byte as binary unless it can start a GB18030 pair, the
-// encoding of much Chinese text on disk.
-func gbkTail(b []byte) int {
-	if len(b) >= 2 && b[0] >= 0x81 && b[0] <= 0xFE && b[1] >= 0x40 && b[1] != 0x7F {
-		return 0
-	}
-	return 1
 }

@@ -9,12 +9,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 )
 
-// decodeText returns UTF-8: a BOM picks UTF-8 or UTF-16, invalid UTF-8 is tried as
-// GB18030 (Chinese text saved by older Windows tools), and line ends become "\n".
+// decodeText returns UTF-8: a BOM picks UTF-8 or UTF-16, invalid UTF-8 is read as GB18030
+// (Chinese text saved by older Windows tools) when its high bytes pair up as Chinese text
+// does, else as Windows-1252 (Western text of the same tools), and line ends become "\n".
 func decodeText(b []byte) string {
 	var s string
 	switch {
@@ -29,16 +31,39 @@ func decodeText(b []byte) string {
 		s = string(out)
 	case utf8.Valid(b):
 		s = string(b)
-	default:
+	case looksGB(b):
 		out, err := simplifiedchinese.GB18030.NewDecoder().Bytes(b)
 		if err != nil {
-			s = strings.ToValidUTF8(string(b), "\uFFFD")
-		} else {
-			s = string(out)
+			out = []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
 		}
+		s = string(out)
+	default:
+		out, err := charmap.Windows1252.NewDecoder().Bytes(b)
+		if err != nil {
+			out = []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
+		}
+		s = string(out)
 	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.ReplaceAll(s, "\r", "\n")
+}
+
+// looksGB reports bytes whose non-ASCII bytes come in pairs of two high bytes, as GBK
+// hanzi do; Windows-1252 text has lone high bytes between ASCII letters ("caf\xe9").
+func looksGB(b []byte) bool {
+	pairs, lone := 0, 0
+	for i := 0; i < len(b); i++ {
+		if b[i] < 0x80 {
+			continue
+		}
+		if i+1 < len(b) && b[i] >= 0x81 && b[i+1] >= 0x80 {
+			pairs++
+			i++
+			continue
+		}
+		lone++
+	}
+	return pairs > 3*lone
 }
 
 // parseText splits on blank lines into paragraphs and on form feeds into pages.

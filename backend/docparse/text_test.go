@@ -35,6 +35,7 @@ func TestTextEncodingsPagesAndLines(t *testing.T) {
 		{"gbk.txt", gbk, "paragraph/0/p1/l1:第一段中文。|\nparagraph/0/p1/l3:第二段|\npage-break/0/p2/l0:|\nparagraph/0/p2/l3:第二页|\n"},
 		{"utf16.txt", utf16, "paragraph/0/p0/l1:hello⏎world|\nparagraph/0/p0/l4:下一段|\n"},
 		{"bom.txt", "\ufeffBOM text", "paragraph/0/p0/l1:BOM text|\n"},
+		{"latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e \x93quoted\x94", "paragraph/0/p0/l1:café crème brûlée “quoted”|\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,6 +122,8 @@ func TestDetect(t *testing.T) {
 		{"notes", "plain words", FormatText},
 		{"img.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", FormatBinary},
 		{"gbk.txt", "\xb5\xda\xd2\xbb\xb6\xce", FormatText},
+		{"latin1.txt", "\xe0 \xe9 \xe8 \xf9 \xe7 \xe0 ok", FormatText},
+		{"ctl.txt", "\x01\x02\x03\x04\x05\x06abc", FormatBinary},
 	}
 	for _, c := range cases {
 		if got := Detect(c.name, []byte(c.head)); got != c.want {
