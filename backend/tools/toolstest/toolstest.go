@@ -32,23 +32,21 @@ func Call(id, name, args string, scope tools.Scope) tools.Call {
 	return tools.Call{ID: id, Name: name, Arguments: args, SessionID: scope.SessionID, MessageID: "m-" + id, Scope: scope}
 }
 
-// Echo returns {"text": …} as its content. Read-only and concurrency-safe.
+// echoInput is Echo's input.
+type echoInput struct {
+	Text string `json:"text" jsonschema:"Text to echo"`
+}
+
+// Echo returns {"text": …} as its content. Read-only and concurrency-safe; a typed tool
+// like every built-in one, touching nothing.
 func Echo(name string) tools.Entry {
-	return tools.Entry{
+	return tools.Typed(tools.TypedTool[echoInput]{
 		Name: name, Namespace: Namespace, Description: "Echo the text back.",
-		InputSchema:     json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text to echo"}},"required":["text"],"additionalProperties":false}`),
-		ReadOnly:        true,
-		ConcurrencySafe: true,
-		Execute: func(_ context.Context, args json.RawMessage, _ func(tools.Progress)) (tools.Result, error) {
-			var a struct {
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal(args, &a); err != nil {
-				return tools.Result{}, err
-			}
-			return tools.Result{Content: a.Text}, nil
+		ReadOnly: true, ConcurrencySafe: true,
+		Run: func(_ context.Context, in echoInput, _ func(tools.Progress)) (tools.Result, error) {
+			return tools.Result{Content: in.Text}, nil
 		},
-	}
+	})
 }
 
 // Failing always returns err (a plain error or an *apperr.Error).
