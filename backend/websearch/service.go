@@ -317,14 +317,29 @@ func (s *Service) client(ctx context.Context) (*http.Client, error) {
 
 // LinkParser is the chosen provider when it reads pages itself (ParseLinkProviders);
 // parse_link then goes through it, and through Cairn's own fetcher otherwise.
+// A chosen reader whose configuration is broken (an endpoint or proxy that is not a URL)
+// is still the reader: parse_link reports why instead of quietly reading another way.
 func (s *Service) LinkParser(ctx context.Context) (LinkParser, bool) {
 	id := s.d.Settings.String(ctx, SettingProvider)
-	p, err := s.provider(ctx, id)
-	if err != nil || !p.SupportsParseLink() {
+	info, ok := Lookup(id)
+	if !ok || !info.ParseLink {
 		return nil, false
+	}
+	p, err := s.provider(ctx, id)
+	if err != nil {
+		return brokenParser{id, err}, true
 	}
 	return p, true
 }
+
+// brokenParser is a reader that cannot be built; every ParseLink says why.
+type brokenParser struct {
+	id  string
+	err error
+}
+
+func (b brokenParser) ID() string                                      { return b.id }
+func (b brokenParser) ParseLink(context.Context, string) (Page, error) { return Page{}, b.err }
 
 // errCanceled is what a caller that left a shared search gets.
 func errCanceled(err error) error {

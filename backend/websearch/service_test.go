@@ -319,4 +319,12 @@ func TestLinkParserFollowsTheChosenProvider(t *testing.T) {
 			t.Errorf("%s: LinkParser %v %v", id, lp, ok)
 		}
 	}
+	svc := newTestService(t, map[string]any{SettingProvider: Exa, EndpointSetting(Exa): "not a url"}, nil)
+	lp, ok := svc.LinkParser(t.Context())
+	if !ok {
+		t.Fatal("a broken reader is still the reader")
+	}
+	if _, err := lp.ParseLink(t.Context(), "https://go.dev/"); !apperr.Is(err, apperr.SearchEndpointInvalid) {
+		t.Fatal(err)
+	}
 }
