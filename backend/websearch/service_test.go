@@ -57,7 +57,7 @@ type searchServer struct {
 	hits atomic.Int32
 }
 
-func serve(t *testing.T, id string, urls ...string) *searchServer {
+func serve(t testing.TB, id string, urls ...string) *searchServer {
 	t.Helper()
 	s := &searchServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
