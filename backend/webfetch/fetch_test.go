@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/webfetch"
+	"github.com/cairn-app/cairn/backend/webfetch/benchpages"
 )
 
 const lorem = "Cairns are human-made piles of stones raised for many purposes, from prehistoric times to the present. " +
@@ -342,5 +343,32 @@ func TestFetchTimeLimit(t *testing.T) {
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
 	if _, err := s.fetcher(webfetch.Options{}).Fetch(ctx, s.url("/slow-headers")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestFetchStopsDuringConversion: a stop reaches a call busy converting a large page; it
+// does not wait for the conversion to end.
+func TestFetchStopsDuringConversion(t *testing.T) {
+	s := newSite(t)
+	s.serve("/big-article", "text/html; charset=utf-8", []byte(benchpages.Article(4<<20).HTML))
+	f := s.fetcher(webfetch.Options{MaxChars: 1 << 30})
+	start := time.Now()
+	if _, err := f.Fetch(context.Background(), s.url("/big-article")); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.handle("/big-article-signal", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(benchpages.Article(4 << 20).HTML))
+		time.AfterFunc(20*time.Millisecond, cancel) // the body is sent: conversion is under way
+	})
+	start = time.Now()
+	_, err := f.Fetch(ctx, s.url("/big-article-signal"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if stopped := time.Since(start); stopped > whole/2 {
+		t.Fatalf("stopped after %v; a whole conversion takes %v", stopped, whole)
 	}
 }

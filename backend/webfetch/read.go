@@ -23,25 +23,56 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (Page, error) {
 	if p.URL != u.String() {
 		p.Requested = u.String()
 	}
-	switch ct := resp.contentType; {
-	case ct == "text/html" || ct == "application/xhtml+xml":
-		err = f.readHTML(ctx, &p, resp)
-	case ct == "application/pdf":
-		err = readPDF(&p, resp)
-	case isText(ct):
-		p.Markdown, p.Charset = decode(resp.body, resp.header)
-		p.Markdown = strings.TrimSpace(p.Markdown)
-	default:
+	ct := resp.contentType
+	if !isHTML(ct) && ct != "application/pdf" && !isText(ct) {
 		return Page{}, unsupported(u, resp.header)
 	}
-	if err != nil {
-		return Page{}, err
-	}
-	p.Markdown, p.Chars, p.Dropped = cut(p.Markdown, f.opt.MaxChars)
-	p.Chars += p.pruned
-	p.Dropped += p.pruned
-	return p, nil
+	return withContext(ctx, resp.url, func() (Page, error) {
+		if err := f.convert(ctx, &p, resp); err != nil {
+			return Page{}, err
+		}
+		p.Markdown, p.Chars, p.Dropped = cut(p.Markdown, f.opt.MaxChars)
+		p.Chars += p.pruned
+		p.Dropped += p.pruned
+		return p, nil
+	})
 }
+
+func (f *Fetcher) convert(ctx context.Context, p *Page, resp response) error {
+	switch ct := resp.contentType; {
+	case isHTML(ct):
+		return f.readHTML(ctx, p, resp)
+	case ct == "application/pdf":
+		return readPDF(p, resp)
+	default:
+		p.Markdown, p.Charset = decode(resp.body, resp.header)
+		p.Markdown = strings.TrimSpace(p.Markdown)
+		return nil
+	}
+}
+
+// withContext runs a conversion, which works on bytes already read and looks at no
+// context, on its own goroutine: a stopped call returns at once, and the conversion, bounded
+// by the size cap, ends on its own.
+func withContext(ctx context.Context, u *url.URL, fn func() (Page, error)) (Page, error) {
+	type result struct {
+		p   Page
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := fn()
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-ctx.Done():
+		return Page{}, failed(u, ctx.Err())
+	}
+}
+
+func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
 func isText(ct string) bool {
 	return strings.HasPrefix(ct, "text/") || ct == "application/json" || ct == "application/xml" ||
