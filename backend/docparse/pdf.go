@@ -53,6 +53,9 @@ func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 		if x := recover(); x != nil {
 			if stop, ok := x.(stopWalk); ok {
 				pages, lines, err = 0, nil, stop.err
+				if ae := passThrough(stop.err); ae != nil && ae.Params["name"] == nil {
+					err = ae.WithParam("name", p.name)
+				}
 				return
 			}
 			pages, lines, err = 0, nil, errCorrupt(p.name, panicError(x))

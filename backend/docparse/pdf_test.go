@@ -2,6 +2,7 @@ package docparse
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -151,4 +152,45 @@ func TestPDFTextCapStopsTheWalk(t *testing.T) {
 	}
 	_, err := parseBytes(t, "big.pdf", data, Options{MaxText: 2000, PDFFallback: fallback})
 	wantCode(t, err, apperr.DocTooLarge)
+}
+
+// flatePDF is a one-page PDF whose content stream is deflated from content.
+func flatePDF(t *testing.T, content []byte) []byte {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(content)
+	zw.Close()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()),
+	}
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n")
+	var offs []int
+	for i, o := range objs {
+		offs = append(offs, out.Len())
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&out, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return out.Bytes()
+}
+
+func TestPDFContentStreamBomb(t *testing.T) {
+	// 65 MiB of operands with no operator: the reader's interpreter would stack them all
+	bombed := flatePDF(t, bytes.Repeat([]byte("1 "), 65<<19))
+	if len(bombed) > 1<<20 {
+		t.Fatalf("the bomb is %d bytes, not a bomb", len(bombed))
+	}
+	_, err := parseBytes(t, "bomb.pdf", bombed, Options{})
+	wantCode(t, err, apperr.DocUnpackedTooLarge)
+	small := flatePDF(t, []byte("BT ET"))
+	_, err = parseBytes(t, "empty.pdf", small, Options{})
+	wantCode(t, err, apperr.DocNoText)
 }

@@ -2,8 +2,10 @@ package docparse
 
 import (
 	"context"
+	"io"
 	"math"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/ledongthuc/pdf"
 )
 
@@ -107,8 +109,39 @@ type nopEnc struct{}
 
 func (nopEnc) Decode(raw string) string { return raw }
 
+// maxContentStream caps the inflated size of one page's (or form's) content: the reader's
+// interpreter keeps every operand until its operator comes, so a deflate bomb of numbers
+// would otherwise fill memory. Real pages stay far below it.
+const maxContentStream = 64 << 20
+
+// contentSize inflates a content stream (or an array of them) without keeping it, up to
+// the cap; the reader decompresses again for the interpreter, which costs little next to
+// interpreting.
+func contentSize(strm pdf.Value, limit int64) int64 {
+	parts := []pdf.Value{strm}
+	if strm.Kind() == pdf.Array {
+		parts = parts[:0]
+		for i := 0; i < strm.Len() && i < 10000; i++ {
+			parts = append(parts, strm.Index(i))
+		}
+	}
+	var n int64
+	for _, p := range parts {
+		rc := p.Reader()
+		c, _ := io.Copy(io.Discard, io.LimitReader(rc, limit-n+1))
+		rc.Close()
+		if n += c; n > limit {
+			break
+		}
+	}
+	return n
+}
+
 // run interprets one content stream (the page's, or a form's) under ctm.
 func (w *pageWalker) run(strm, res pdf.Value, ctm mat, depth int) {
+	if contentSize(strm, maxContentStream) > maxContentStream {
+		panic(stopWalk{apperr.New(apperr.DocUnpackedTooLarge, "a PDF content stream inflates past %d bytes", maxContentStream)})
+	}
 	g := textState{ctm: ctm, tm: identity, tlm: identity, th: 1}
 	var stack []textState
 	fonts := map[string]*walkFont{}
