@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/owner"
@@ -377,5 +378,60 @@ func TestMCPCallThroughServeStartsNoSecondServer(t *testing.T) {
 	}
 	if r := runBin(t, bin, dir, "", "provider", "list"); r.code != 0 || !strings.Contains(r.stdout, "fake") {
 		t.Fatalf("provider list through serve: %+v", r)
+	}
+}
+
+// TestOwnerKilledWhileTerminalApprovalWaits: serve is killed while a terminal chat's
+// approval waits; the terminal says the owner stopped answering, and the next serve
+// recovers the chat as after any crash (the request and the answer interrupted).
+func TestOwnerKilledWhileTerminalApprovalWaits(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	setUpGatedTool(t, dir)
+	serve := startServeChild(t, bin, dir)
+	tb := serve.openTab(t)
+
+	cmd := exec.Command(bin, "--data-dir", dir, "chat", "--provider", "fake", "--approve", "ask", "toggle it")
+	cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file", "LANG=en_US.UTF-8")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	ev := tb.wait(t, "the approval request", func(ev events.Event) bool { return ev.Type == approval.EventRequested })
+	var req approval.Request
+	if err := json.Unmarshal(ev.Data, &req); err != nil {
+		t.Fatal(err)
+	}
+	serve.cmd.Process.Signal(syscall.SIGKILL)
+	serve.cmd.Wait()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "stopped answering") {
+			t.Fatalf("the terminal chat after its owner died: %v\n%s", err, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the terminal chat went on waiting for a dead owner")
+	}
+
+	next := startServeChild(t, bin, dir)
+	var reqs approval.Pending
+	next.call(t, "ListSessionApprovals", &reqs, req.SessionID)
+	if len(reqs.Requests) != 1 || reqs.Requests[0].Status != approval.StatusInterrupted {
+		t.Fatalf("requests after the take-over: %+v", reqs.Requests)
+	}
+	var snap chat.Snapshot
+	next.call(t, "GetSession", &snap, req.SessionID)
+	if last := snap.Messages[len(snap.Messages)-1]; last.Status != chat.MessageInterrupted {
+		t.Fatalf("the answer after the take-over: %s", last.Status)
 	}
 }

@@ -55,6 +55,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
+	defer own.StopServing() // before the services close
 	bound := env.Deps.NewBound(ctx, s)
 	s.StartBackground(ctx)
 	srv, err := server.New(server.Config{

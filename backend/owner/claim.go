@@ -192,18 +192,28 @@ func (o *Owner) Serve(c Control) error {
 	return nil
 }
 
+// StopServing closes the control socket (commands then find no owner answering and wait
+// for the lock) while the lock is still held: call it before the services close, so no
+// command reaches a backend that is closing.
+func (o *Owner) StopServing() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.srv != nil {
+		o.srv.Close()
+		os.Remove(o.sock)
+		o.srv = nil
+	}
+}
+
 // Close stops answering, removes the socket and the owner file, and releases the lock.
 func (o *Owner) Close() error {
+	o.StopServing()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.done {
 		return nil
 	}
 	o.done = true
-	if o.srv != nil {
-		o.srv.Close()
-		os.Remove(o.sock)
-	}
 	os.Remove(filepath.Join(o.dir, infoName))
 	return o.lock.Close()
 }
