@@ -52,6 +52,7 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 	}
 	defer s.Close()
 	defer own.StopServing() // before the services close
+
 	log = s.Log // the same sink, with known secrets redacted
 	app := NewApp(ctx, s, true)
 	var trim sync.Once
