@@ -41,7 +41,31 @@ func (p *parser) pdf() (*Document, error) {
 		}
 		return nil, errNoText(p.name)
 	}
+	if p.opts.PDFFallback != nil && garbled(lines) {
+		// fonts the reader cannot map to Unicode (predefined CJK CMaps without a
+		// ToUnicode table) come out as raw codes; PDFium knows those maps
+		if doc, err := p.pdfFallback(errCorrupt(p.name, errGarbled)); err == nil {
+			return doc, nil
+		}
+	}
 	return &Document{Blocks: pdfBlocks(lines, p.opts.MaxText), Pages: pages}, nil
+}
+
+var errGarbled = errors.New("text decodes to control characters")
+
+// garbled reports extracted text of which more than a quarter is control characters,
+// replacement characters or private-use code points: raw font codes, not text.
+func garbled(lines []pdfLine) bool {
+	bad, total := 0, 0
+	for _, l := range lines {
+		for _, r := range l.text {
+			total++
+			if r < 0x20 && r != '\t' || r == 0x7f || r == unicode.ReplacementChar || r >= 0xE000 && r <= 0xF8FF {
+				bad++
+			}
+		}
+	}
+	return bad*4 > total
 }
 
 func isEncrypted(err error) bool {

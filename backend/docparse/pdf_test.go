@@ -194,3 +194,21 @@ func TestPDFContentStreamBomb(t *testing.T) {
 	_, err = parseBytes(t, "empty.pdf", small, Options{})
 	wantCode(t, err, apperr.DocNoText)
 }
+
+func TestPDFGarbledTextGoesToTheFallback(t *testing.T) {
+	data := writeCIDPDFNoToUnicode([][]pdfText{{{11, 72, 700, "没有映射表的中文文字内容"}}})
+	called := false
+	fb := func(context.Context, io.ReaderAt, int64) ([]string, error) {
+		called = true
+		return []string{"没有映射表的中文文字内容"}, nil
+	}
+	doc, err := parseBytes(t, "cmap.pdf", data, Options{PDFFallback: fb})
+	if err != nil || !called || doc.Blocks[0].Text != "没有映射表的中文文字内容" {
+		t.Fatalf("called %v err %v doc %+v", called, err, doc)
+	}
+	// readable text is never sent there
+	called = false
+	if _, err := parseBytes(t, "ok.pdf", writeCIDPDF([][]pdfText{{{11, 72, 700, "有映射表"}}}), Options{PDFFallback: fb}); err != nil || called {
+		t.Fatalf("readable text went to the fallback (%v, %v)", called, err)
+	}
+}

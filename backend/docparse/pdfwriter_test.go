@@ -19,6 +19,12 @@ type pdfText struct {
 // itself is not embedded (a viewer substitutes one), which does not matter to extraction.
 func writeCIDPDF(pages [][]pdfText) []byte { return writePDF(pages, false) }
 
+// writeCIDPDFNoToUnicode leaves the ToUnicode map out, as files set with a predefined CJK
+// CMap do: a reader without that CMap sees only the raw two-byte codes.
+func writeCIDPDFNoToUnicode(pages [][]pdfText) []byte {
+	return bytes.Replace(writePDF(pages, false), []byte(" /ToUnicode "), []byte(" /NoToUnicode "), 1)
+}
+
 // writePDF with inForm draws each page's text in a form XObject, as imposition tools and
 // some report generators do, shifted up by 10 points through the form's matrix.
 func writePDF(pages [][]pdfText, inForm bool) []byte {
