@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cairn-app/cairn/backend/netguard"
@@ -68,7 +70,7 @@ func (f *Fetcher) render(ctx context.Context, u *url.URL) (string, error) {
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	defer cancelBrowser()
-	if err := chromedp.Do(bctx, chromedp.Navigate(u.String()), waitForText(5*time.Second)); err != nil {
+	if err := chromedp.Do(bctx, denyDownloads(), chromedp.Navigate(u.String()), waitForText(5*time.Second)); err != nil {
 		return "", fmt.Errorf("render %s: %w", u.Redacted(), err)
 	}
 	dom, err := chromedp.Run(bctx, chromedp.OuterHTML(chromedp.CSS("html")))
@@ -76,6 +78,14 @@ func (f *Fetcher) render(ctx context.Context, u *url.URL) (string, error) {
 		return "", fmt.Errorf("render %s: %w", u.Redacted(), err)
 	}
 	return dom, nil
+}
+
+// denyDownloads keeps a page from saving files on the user's disk.
+func denyDownloads() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDeny})
+		return err
+	})
 }
 
 // waitForText polls the page until its body has readable text or max has passed.
