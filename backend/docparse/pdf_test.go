@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
 )
 
 func TestPDFFromGhostscriptKeepsPagesAndHeadings(t *testing.T) {
@@ -210,5 +212,48 @@ func TestPDFGarbledTextGoesToTheFallback(t *testing.T) {
 	called = false
 	if _, err := parseBytes(t, "ok.pdf", writeCIDPDF([][]pdfText{{{11, 72, 700, "有映射表"}}}), Options{PDFFallback: fb}); err != nil || called {
 		t.Fatalf("readable text went to the fallback (%v, %v)", called, err)
+	}
+}
+
+// predefinedCMapPDF sets text in a CID font with a predefined CMap and no ToUnicode map,
+// as Chinese PDFs from many Windows tools are: the codes are UTF-16 or GBK.
+func predefinedCMapPDF(encoding string, code []byte) []byte {
+	content := fmt.Sprintf("BT /F1 12 Tf 1 0 0 1 72 700 Tm <%X> Tj ET", code)
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /" + encoding + " /DescendantFonts [6 0 R] >>",
+		"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> >>",
+	}
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n")
+	var offs []int
+	for i, o := range objs {
+		offs = append(offs, out.Len())
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&out, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return out.Bytes()
+}
+
+func TestPDFPredefinedCJKCMaps(t *testing.T) {
+	const text = "预定义编码的中文"
+	u16, _ := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewEncoder().Bytes([]byte(text))
+	gbk, _ := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(text))
+	for _, c := range []struct {
+		enc  string
+		code []byte
+	}{{"UniGB-UTF16-H", u16}, {"UniGB-UCS2-H", u16}, {"GBK-EUC-H", gbk}} {
+		doc := mustParse(t, c.enc+".pdf", predefinedCMapPDF(c.enc, c.code))
+		if got := doc.Text(); got != text {
+			t.Errorf("%s: got %q", c.enc, got)
+		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"io"
 	"math"
+	"strings"
+	"unicode/utf16"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
 // The reader's own Page.Content keeps one record per glyph, parses a font's character map
@@ -91,6 +94,11 @@ func (w *pageWalker) font(res pdf.Value, name string) *walkFont {
 	if wf.enc == nil {
 		wf.enc = nopEnc{}
 	}
+	if wf.cid && v.Key("ToUnicode").IsNull() {
+		if enc := predefinedCMap(v.Key("Encoding").Name()); enc != nil {
+			wf.enc = enc
+		}
+	}
 	if wf.cid {
 		if d := v.Key("DescendantFonts").Index(0).Key("DW"); !d.IsNull() {
 			wf.dw = d.Float64()
@@ -103,6 +111,39 @@ func (w *pageWalker) font(res pdf.Value, name string) *walkFont {
 		wf.widths = append(wf.widths, ws.Index(i).Float64())
 	}
 	return wf
+}
+
+// predefinedCMap decodes the predefined CJK CMaps whose codes are Unicode (Uni*-UCS2-*,
+// Uni*-UTF16-*) or GB text (GBK-EUC-*, GB-EUC-*, GBK2K-*), which Chinese and Japanese PDFs
+// use without a ToUnicode map and the reader does not know; nil for the rest.
+func predefinedCMap(name string) pdf.TextEncoding {
+	switch {
+	case strings.HasPrefix(name, "Uni") && (strings.Contains(name, "UCS2") || strings.Contains(name, "UTF16")):
+		return utf16Enc{}
+	case strings.HasPrefix(name, "GBK-EUC") || strings.HasPrefix(name, "GB-EUC") || strings.HasPrefix(name, "GBK2K") || strings.HasPrefix(name, "GBpc-EUC"):
+		return gbEnc{}
+	}
+	return nil
+}
+
+type utf16Enc struct{}
+
+func (utf16Enc) Decode(raw string) string {
+	u := make([]uint16, 0, len(raw)/2)
+	for i := 0; i+1 < len(raw); i += 2 {
+		u = append(u, uint16(raw[i])<<8|uint16(raw[i+1]))
+	}
+	return string(utf16.Decode(u))
+}
+
+type gbEnc struct{}
+
+func (gbEnc) Decode(raw string) string {
+	out, err := simplifiedchinese.GB18030.NewDecoder().String(raw)
+	if err != nil {
+		return strings.ToValidUTF8(raw, "\uFFFD")
+	}
+	return out
 }
 
 type nopEnc struct{}
