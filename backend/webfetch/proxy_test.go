@@ -49,3 +49,36 @@ func TestFetchThroughProxyChecksNames(t *testing.T) {
 		t.Fatalf("the proxy was asked for %v", asked)
 	}
 }
+
+// TestReaderUsesTheSystemProxy: with no proxy in Settings, the environment's is used, with
+// the same check by name.
+func TestReaderUsesTheSystemProxy(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.String())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("system proxy"))
+	}))
+	t.Cleanup(proxy.Close)
+	t.Setenv("HTTP_PROXY", proxy.URL)
+	t.Setenv("http_proxy", proxy.URL)
+	t.Setenv("NO_PROXY", "")
+	t.Setenv("no_proxy", "")
+	s := newSite(t)
+	r := webfetch.NewReader(webfetch.Options{Dialer: s.dialer, NoBrowser: true}, fakeSettings{}, nil)
+	p, err := r.Read(context.Background(), "http://fakeip.example/page")
+	if err != nil || p.Markdown != "system proxy" {
+		t.Fatalf("%+v, %v", p, err)
+	}
+	if _, err := r.Read(context.Background(), "http://printer.local/"); !apperr.Is(err, apperr.FetchBlockedAddress) {
+		t.Fatalf("local name through the proxy: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != "http://fakeip.example/page" {
+		t.Fatalf("the proxy was asked for %v", asked)
+	}
+}

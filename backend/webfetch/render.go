@@ -230,8 +230,15 @@ func connectVia(ctx context.Context, proxy, hostport string) (net.Conn, error) {
 		return nil, errors.New("proxy refused the tunnel: " + strings.TrimSpace(resp.Status))
 	}
 	if br.Buffered() > 0 {
-		c.Close()
-		return nil, errors.New("proxy sent data before the tunnel opened")
+		return bufferedConn{c, br}, nil
 	}
 	return c, nil
 }
+
+// bufferedConn is a tunnel whose first bytes came with the proxy's answer.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -103,4 +104,60 @@ func ask(t *testing.T, proxy, req string) (int, string) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestRenderProxyChainsToTheUserProxy: behind the user's proxy, the render's tunnels go
+// through it after the name check, and local names never reach it.
+func TestRenderProxyChainsToTheUserProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	asked := make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				asked <- req.Method + " " + req.Host
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n")
+				_, _ = io.WriteString(c, "pong")
+			}()
+		}
+	}()
+	up, _ := url.Parse("http://" + ln.Addr().String())
+	d := &netguard.Dialer{Dial: func(context.Context, string, string) (net.Conn, error) {
+		t.Errorf("the guard dialled: behind a proxy only the proxy is dialled")
+		return nil, errors.New("refused by the test")
+	}}
+	f := New(Options{Dialer: d, NoBrowser: true, Proxy: up})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gp, err := f.startProxy(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gp.close()
+	if status, rest := ask(t, gp.addr, "CONNECT fakeip.example:443 HTTP/1.1\r\nHost: fakeip.example:443\r\n\r\n"); status != http.StatusOK || rest != "pong" {
+		t.Fatalf("tunnel through the proxy: %d %q", status, rest)
+	}
+	if got := <-asked; got != "CONNECT fakeip.example:443" {
+		t.Fatalf("the proxy was asked %q", got)
+	}
+	if status, _ := ask(t, gp.addr, "CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n"); status != http.StatusBadGateway {
+		t.Fatalf("localhost: %d", status)
+	}
+	select {
+	case got := <-asked:
+		t.Fatalf("the proxy was asked %q", got)
+	default:
+	}
 }
