@@ -90,6 +90,9 @@ type Options struct {
 	MaxText int64
 	// HTML, when set, converts HTML to Markdown before parsing (readability).
 	HTML HTMLConverter
+	// Progress, when set, is called as the pages of a PDF (slides, sheets) are read, for
+	// a progress bar of one large file; it must return quickly.
+	Progress func(done, total int)
 	// PDFFallback reads PDFs the built-in reader fails on; nil means none. The PDFium
 	// extractor of docparse/pdfium fits: pdfium.New(cacheDir).Extract.
 	PDFFallback PDFExtractor
@@ -159,6 +162,12 @@ func Parse(ctx context.Context, name string, r io.ReaderAt, size int64, opts Opt
 		doc.Title = firstHeading(doc.Blocks)
 	}
 	return doc, nil
+}
+
+func (p *parser) progress(done, total int) {
+	if p.opts.Progress != nil {
+		p.opts.Progress(done, total)
+	}
 }
 
 // parser carries one call's input and limits through the format readers.

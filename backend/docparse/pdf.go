@@ -99,6 +99,7 @@ func (p *parser) pdfNative() (pages int, lines []pdfLine, err error) {
 			return 0, nil, canceled(err)
 		}
 		lines = append(lines, pageLines(i+1, walkPage(p.ctx, pg, &text, p.opts.MaxText))...)
+		p.progress(i+1, len(list))
 	}
 	return len(list), lines, nil
 }

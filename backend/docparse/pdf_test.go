@@ -257,3 +257,12 @@ func TestPDFPredefinedCJKCMaps(t *testing.T) {
 		}
 	}
 }
+
+func TestPDFProgressPerPage(t *testing.T) {
+	data := writeCIDPDF([][]pdfText{{{11, 72, 700, "a"}}, {{11, 72, 700, "b"}}, {{11, 72, 700, "c"}}})
+	var got []string
+	_, err := parseBytes(t, "p.pdf", data, Options{Progress: func(done, total int) { got = append(got, fmt.Sprintf("%d/%d", done, total)) }})
+	if err != nil || strings.Join(got, " ") != "1/3 2/3 3/3" {
+		t.Fatalf("%v %v", err, got)
+	}
+}

@@ -93,6 +93,7 @@ func (p *parser) pptx() (*Document, error) {
 		if err := a.slide(part, b); err != nil {
 			return nil, err
 		}
+		p.progress(i+1, len(slides))
 	}
 	return &Document{Blocks: b.blocks, Title: a.xmlFirst("docProps/core.xml", "title"), Pages: len(slides)}, nil
 }

@@ -35,6 +35,7 @@ func (p *parser) xlsx() (*Document, error) {
 		if err := p.sheet(f, sheet, b); err != nil {
 			return nil, err
 		}
+		p.progress(i+1, len(f.GetSheetList()))
 	}
 	title := ""
 	if props, err := f.GetDocProps(); err == nil {
