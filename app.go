@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 
+	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 )
 
@@ -21,6 +22,17 @@ type App struct {
 	chooseSavePath func(defaultName string) (string, error)
 	// onReady runs on every Ready call (the desktop window tidies up after its start).
 	onReady func()
+}
+
+// perCall is the facade as `cairn serve` binds it: every request runs on a copy whose
+// context is the request's, so a closed tab ends the wait its request started. The
+// services never keep a call's context for work that goes on after the call returns.
+func (a *App) perCall() server.PerCall {
+	return server.PerCall{Bound: a, For: func(ctx context.Context) any {
+		c := *a
+		c.ctx = ctx
+		return &c
+	}}
 }
 
 // NewApp returns the facade over the services.

@@ -219,7 +219,7 @@ type redactAPI struct {
 func startRedactServe(t *testing.T, s *service.Services, logs io.Writer) *redactAPI {
 	t.Helper()
 	const token = "redact-test-token-0123456789"
-	srv, err := server.New(server.Config{Token: token, Bound: NewApp(context.Background(), s, false), Bus: s.Bus, Redact: s.Redact,
+	srv, err := server.New(server.Config{Token: token, Bound: NewApp(context.Background(), s, false).perCall(), Bus: s.Bus, Redact: s.Redact,
 		Logger: slog.New(s.Redact.Handler(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))})
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 )
@@ -97,5 +100,81 @@ func TestServeRefusesBadSettingsAsTheRequestsFault(t *testing.T) {
 	}
 	if n := strings.Count(out, "level=INFO msg=\"serve: request failed\""); n != len(tests) {
 		t.Fatalf("want %d info lines for the refusals, got %d:\n%s", len(tests), n, out)
+	}
+}
+
+// TestServeCancelledRequestEndsItsWait: a call through `cairn serve` that waits (a
+// provider test against a provider that never answers) ends when the client gives up on
+// the request: the facade's call returns and its request to the provider is dropped,
+// instead of waiting on the app's context until the provider's timeout.
+func TestServeCancelledRequestEndsItsWait(t *testing.T) {
+	ctx := context.Background()
+	s, err := service.Open(ctx, service.Options{DataDir: t.TempDir(), SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	arrived, dropped, quit := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read to the end: Go notices a dropped connection from then on
+		notifyOnce(arrived)
+		select { // never answers
+		case <-r.Context().Done():
+			notifyOnce(dropped)
+		case <-quit: // the test is over
+		}
+	}))
+	defer provider.Close()
+	app := NewApp(ctx, s, false)
+	p, err := app.SaveProvider(llm.ProviderInput{Name: "Silent", BaseURL: provider.URL + "/v1", APIKey: "sk-silent-0123456789",
+		Models: []llm.Model{{ID: "m"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "cancel-test-token-0123456789"
+	srv, err := server.New(server.Config{Token: token, Bound: app.perCall(), Bus: s.Bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	returned := make(chan struct{}, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.Handler().ServeHTTP(w, r)
+		if strings.HasSuffix(r.URL.Path, "/TestProvider") {
+			notifyOnce(returned)
+		}
+	}))
+	defer ts.Close()
+	defer func() { _ = srv.Shutdown(ctx) }()
+	defer close(quit) // first: the servers' Close waits for their handlers
+
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(rctx, http.MethodPost, ts.URL+"/api/TestProvider", strings.NewReader(`["`+p.ID+`", "m"]`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	go func() {
+		if resp, err := ts.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	wait := func(ch chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s", what)
+		}
+	}
+	wait(arrived, "the provider test never reached the provider")
+	cancel() // the tab is closed
+	wait(dropped, "the provider still waits for an answer after the request was cancelled")
+	wait(returned, "the facade call did not return after the request was cancelled")
+}
+
+// notifyOnce notes an event once without ever blocking the handler that saw it.
+func notifyOnce(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }

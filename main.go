@@ -40,7 +40,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	deps := cli.Deps{
-		NewBound: func(ctx context.Context, s *service.Services) any { return NewApp(ctx, s, desktopBuild) },
+		NewBound: func(ctx context.Context, s *service.Services) any { return NewApp(ctx, s, desktopBuild).perCall() },
 		Assets:   assets(),
 		Desktop:  desktopBuild,
 		Locales:  locales(),

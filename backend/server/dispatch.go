@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ var errorType = reflect.TypeFor[error]()
 // method is one callable entry of the bound facade, resolved once in New.
 type method struct {
 	name      string
-	fn        reflect.Value
+	fn        reflect.Value // the method expression: the receiver is its first argument
 	in        []reflect.Type
 	variadic  bool
 	hasResult bool // a value T is returned (first result)
@@ -49,17 +50,15 @@ func buildMethods(bound any) (map[string]*method, []skippedMethod) {
 	if bound == nil {
 		return out, nil
 	}
-	v := reflect.ValueOf(bound)
-	t := v.Type()
+	t := reflect.TypeOf(bound)
 	var skipped []skippedMethod
 	for i := 0; i < t.NumMethod(); i++ {
 		m := t.Method(i)
 		if !m.IsExported() {
 			continue
 		}
-		fn := v.Method(i)
-		ft := fn.Type()
-		e := &method{name: m.Name, fn: fn, variadic: ft.IsVariadic()}
+		ft := reflect.ValueOf(bound).Method(i).Type() // without the receiver
+		e := &method{name: m.Name, fn: m.Func, variadic: ft.IsVariadic()}
 		if reason := e.init(ft); reason != "" {
 			skipped = append(skipped, skippedMethod{name: m.Name, reason: reason})
 			continue
@@ -146,15 +145,16 @@ func (m *method) decodeArgs(body []byte) ([]reflect.Value, *apperr.Error) {
 	return vals, nil
 }
 
-// call runs the method, turning a panic into an internal error so the server keeps going.
-func (m *method) call(args []reflect.Value, onPanic func(p any, stack []byte)) (result any, err error) {
+// call runs the method on recv, turning a panic into an internal error so the server
+// keeps going.
+func (m *method) call(recv reflect.Value, args []reflect.Value, onPanic func(p any, stack []byte)) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			onPanic(p, debug.Stack())
 			result, err = nil, apperr.New(apperr.Internal, "%s panicked: %v", m.name, p)
 		}
 	}()
-	out := m.fn.Call(args)
+	out := m.fn.Call(append([]reflect.Value{recv}, args...))
 	if m.hasErr {
 		if e := out[len(out)-1]; !isNil(e) {
 			return nil, e.Interface().(error)
@@ -206,7 +206,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, name string) 
 		s.writeError(w, r, aerr)
 		return
 	}
-	result, err := m.call(args, s.logPanic(name))
+	ctx, done := s.callContext(r)
+	defer done()
+	result, err := m.call(s.receiver(ctx), args, s.logPanic(name))
 	if err != nil {
 		status := s.writeError(w, r, err)
 		s.log.Debug("serve: call", "method", name, "status", status, "dur", time.Since(start))
@@ -221,6 +223,28 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, name string) 
 	}
 	writeJSONBytes(w, http.StatusOK, s.cfg.Redact.JSON(b))
 	s.log.Debug("serve: call", "method", name, "status", http.StatusOK, "dur", time.Since(start))
+}
+
+// callContext is a call's context: it ends when the client gives up on the request (a
+// closed tab, a cancelled fetch) or when the server is stopped.
+func (s *Server) callContext(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	s.mu.Lock()
+	base := s.base
+	s.mu.Unlock()
+	if base == nil {
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(base, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// receiver is the facade a call runs on: bound to ctx when the facade is a PerCall.
+func (s *Server) receiver(ctx context.Context) reflect.Value {
+	if s.forCall == nil {
+		return s.bound
+	}
+	return reflect.ValueOf(s.forCall(ctx))
 }
 
 func tooLarge(limit int64) *apperr.Error {

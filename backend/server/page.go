@@ -97,7 +97,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, withData bool
 	}
 	data := pageData{Calls: map[string]json.RawMessage{}}
 	if withData {
-		data.Calls = s.pageCallResults()
+		data.Calls = s.pageCallResults(r)
 	}
 	if lng := s.pageLanguage(r, data.Calls); lng != "" {
 		if b, ok := s.page.strings[lng]; ok {
@@ -132,10 +132,13 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, withData bool
 // pageCallResults calls each of pageCalls the facade has; a method that fails is left out
 // (the page then calls it itself and shows the error where it shows any). The results are
 // keyed as the calls are.
-func (s *Server) pageCallResults() map[string]json.RawMessage {
+func (s *Server) pageCallResults(r *http.Request) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
+	ctx, done := s.callContext(r)
+	defer done()
+	recv := s.receiver(ctx)
 	for _, c := range s.pageCalls {
-		res, err := c.m.call(c.in, s.logPanic(c.m.name))
+		res, err := c.m.call(recv, c.in, s.logPanic(c.m.name))
 		if err != nil {
 			s.log.Warn("serve: page data", "call", c.key, "err", err)
 			continue

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ type Config struct {
 	Listener     net.Listener  // already listening (see Listen): Start serves on it; give Addr as it was asked for
 	AllowRemote  bool          // a non-loopback Addr is refused (apperr remote_not_allowed) unless set
 	Token        string        // the secret every request must carry; random 32-byte hex if empty
-	Bound        any           // the facade (*main.App): every exported method is callable
+	Bound        any           // the facade (*main.App) or a PerCall of it: every exported method is callable
 	Bus          *events.Bus   // streamed at GET /api/events; nil streams only hello and heartbeats
 	Assets       fs.FS         // the built frontend, index.html at its root; nil or empty shows a "not built" page
 	Logger       *slog.Logger  // nil discards
@@ -54,6 +55,16 @@ type Config struct {
 	Redact       *redact.Set   // known secrets left out of every answer and error; nil leaves them
 }
 
+// PerCall is a facade whose every call through serve runs on a copy bound to that
+// request's context, so a request the client gives up on (a closed tab) ends the wait it
+// started. Bound gives the method table; For(ctx) returns a facade of the same type whose
+// methods use ctx. The copy must not outlive the call: work that goes on after it
+// returns uses a context of its own.
+type PerCall struct {
+	Bound any
+	For   func(ctx context.Context) any
+}
+
 // Server serves one Config; build it with New, run it with Start or mount Handler.
 type Server struct {
 	cfg        Config
@@ -61,9 +72,11 @@ type Server struct {
 	tokenSum   [sha256.Size]byte
 	remoteHost string // the configured host, accepted in Host/Origin when AllowRemote
 	methods    map[string]*method
-	pageCalls  []pageCall // resolved once from cfg.PageCalls
-	page       pageFiles  // index.html and the locale files, read once
-	locales    []string   // the languages index.html can carry the strings of (page.go)
+	bound      reflect.Value                 // the receiver of a call without forCall
+	forCall    func(ctx context.Context) any // PerCall.For; nil calls bound
+	pageCalls  []pageCall                    // resolved once from cfg.PageCalls
+	page       pageFiles                     // index.html and the locale files, read once
+	locales    []string                      // the languages index.html can carry the strings of (page.go)
 	handler    http.Handler
 
 	streams atomic.Int64 // event streams open now: the windows served (EventStreams)
@@ -73,7 +86,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	srv      *http.Server
-	stopped  chan struct{} // closed when Serve returned
+	base     context.Context // Start's: a call in flight ends when it is done
+	stopped  chan struct{}   // closed when Serve returned
 	serveErr error
 }
 
@@ -107,7 +121,14 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	methods, skipped := buildMethods(cfg.Bound)
+	bound, forCall := cfg.Bound, (func(context.Context) any)(nil)
+	if pc, ok := cfg.Bound.(PerCall); ok {
+		bound, forCall = pc.Bound, pc.For
+		if got := reflect.TypeOf(forCall(context.Background())); got != reflect.TypeOf(bound) {
+			return nil, apperr.New(apperr.Internal, "PerCall.For returns %s, not the facade's %s", got, reflect.TypeOf(bound))
+		}
+	}
+	methods, skipped := buildMethods(bound)
 	for _, sk := range skipped {
 		log.Warn("serve: bound method not exposed over HTTP", "method", sk.name, "reason", sk.reason)
 	}
@@ -117,6 +138,8 @@ func New(cfg Config) (*Server, error) {
 		tokenSum:   sha256.Sum256([]byte(cfg.Token)),
 		remoteHost: strings.ToLower(strings.Trim(host, "[]")),
 		methods:    methods,
+		bound:      reflect.ValueOf(bound),
+		forCall:    forCall,
 		locales:    localeNames(cfg.Assets),
 		done:       make(chan struct{}),
 	}
@@ -224,7 +247,7 @@ func (s *Server) Start(ctx context.Context) (string, error) {
 		// their own deadline instead.
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
-	s.srv = srv
+	s.srv, s.base = srv, ctx
 	s.stopped = make(chan struct{})
 	go func() {
 		err := srv.Serve(ln)
