@@ -228,6 +228,25 @@ func TestProviderErrorsInABody(t *testing.T) {
 	}
 }
 
+// TestZhipuQueryLimit: a query over the API's 70 characters is cut, not refused.
+func TestZhipuQueryLimit(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		got, _ = b["search_query"].(string)
+		io.WriteString(w, `{"search_result":[]}`)
+	}))
+	defer srv.Close()
+	p, _ := New(Zhipu, Config{Endpoint: srv.URL, HTTP: srv.Client(), Key: "k"})
+	if _, err := p.Search(t.Context(), strings.Repeat("北京", 50), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len([]rune(got)) != 70 {
+		t.Fatalf("sent %d characters", len([]rune(got)))
+	}
+}
+
 // TestMissingKeySendsNothing: a provider that needs a key says so before any request;
 // Tavily's has its own code.
 func TestMissingKeySendsNothing(t *testing.T) {

@@ -16,6 +16,17 @@ func newZhipu(cfg Config) Provider { return &zhipu{noParseLink{Zhipu}, cfg} }
 
 func (*zhipu) ID() string { return Zhipu }
 
+// zhipuMaxQuery is the longest search_query the API takes (its documented maximum length);
+// a longer one would be refused, so it is cut.
+const zhipuMaxQuery = 70
+
+func firstRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 type zhipuResp struct {
 	SearchResult []struct {
 		Title       string `json:"title"`
@@ -31,7 +42,7 @@ func (z *zhipu) Search(ctx context.Context, query string, o Options) ([]Result, 
 	if z.cfg.Key == "" {
 		return nil, errKeyRequired(Zhipu)
 	}
-	body := map[string]any{"search_query": query, "search_engine": "search_std", "search_intent": false,
+	body := map[string]any{"search_query": firstRunes(query, zhipuMaxQuery), "search_engine": "search_std", "search_intent": false,
 		"count": o.count(), "search_recency_filter": chineseFreshness[o.Freshness]}
 	if o.Site != "" {
 		body["search_domain_filter"] = o.Site
