@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/termtext"
+	"github.com/cairn-app/cairn/backend/webfetch"
 	"golang.org/x/term"
 )
 
@@ -207,7 +208,7 @@ func (env *Env) report(err error) int {
 	// An error can carry a server's or a model's words: shown, never obeyed.
 	fmt.Fprintf(w, "cairn: %s\n", termtext.Text(env.Localize(ae)))
 	if ae.Action != nil && ae.Action.Kind == "open-settings" {
-		if cmd := sectionCommand(ae.Action.Target); cmd != "" {
+		if cmd := actionCommand(ae); cmd != "" {
 			fmt.Fprintf(w, "  (see Settings → %s, or `%s`)\n", ae.Action.Target, cmd)
 		} else {
 			fmt.Fprintf(w, "  (see Settings → %s)\n", ae.Action.Target)
@@ -221,6 +222,16 @@ func (env *Env) report(err error) int {
 
 // sectionCommand names the command that does in a terminal what a Settings section does,
 // for the way out an error points to ("" when only the window has it).
+// actionCommand is the command for ae's way out: one for the error itself where the
+// section's command would not help (a refused private host is allowed in a setting, not
+// with a key), else the section's.
+func actionCommand(ae *apperr.Error) string {
+	if ae.Code == apperr.FetchBlockedAddress {
+		return "cairn settings set " + webfetch.SettingAllowedHosts + " HOST"
+	}
+	return sectionCommand(ae.Action.Target)
+}
+
 func sectionCommand(section string) string {
 	switch section {
 	case "general":

@@ -320,6 +320,12 @@ func TestErrorPointsToTheCommand(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want %q", tt.section, code, errb.String(), tt.want)
 		}
 	}
+	var errb bytes.Buffer
+	env := &Env{Stderr: &errb}
+	env.report(apperr.New(apperr.FetchBlockedAddress, "fetch http://nas.home/ refused").WithParam("host", "nas.home"))
+	if want := "(see Settings → web-search, or `cairn settings set webfetch.allowedHosts HOST`)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("refused private host: stderr %q; want %q", errb.String(), want)
+	}
 }
 
 // TestHugeInputQuotedShort: an argument over 64 KiB is refused before anything runs,
