@@ -108,6 +108,20 @@ func capabilityCommands(l capability.List) []Command {
 	for _, c := range l {
 		for _, cmd := range c.Commands {
 			out = append(out, Command{Name: cmd.Name, Summary: cmd.Summary, Run: func(ctx context.Context, env *Env, args []string) error {
+				// With an owner running, the command runs there, on its services.
+				dir, err := service.ResolveDataDir(env.DataDir)
+				if err != nil {
+					return err
+				}
+				client, lock, err := owner.Attach(ctx, dir, ownerWait)
+				if err != nil {
+					return err
+				}
+				if client != nil {
+					defer client.Close()
+					return runInOwner(ctx, env, client, cmd.Name, args)
+				}
+				defer lock.Close()
 				var s *service.Services
 				defer func() {
 					if s != nil {

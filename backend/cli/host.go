@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -82,6 +83,7 @@ func Host(ctx context.Context, env *Env, s *service.Services, hc HostConfig) (*H
 		Clients: api.EventStreams,
 		Browser: h.browser,
 		Focus:   hc.Focus,
+		Routes:  map[string]http.Handler{"POST /control/run": http.HandlerFunc(h.serveRun)},
 		Log:     log,
 	})
 	if err != nil {

@@ -435,3 +435,58 @@ func TestOwnerKilledWhileTerminalApprovalWaits(t *testing.T) {
 		t.Fatalf("the answer after the take-over: %s", last.Status)
 	}
 }
+
+// opensDatabase reports whether process pid has the data directory's database open.
+func opensDatabase(pid int, dir string) bool {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(target, dir+"/cairn.db") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCapabilityCommandRunsInTheOwner: a capability's command (`cairn fetch`) run while
+// serve owns the directory runs in serve, on its services: the command's own process
+// never opens the database, and its output and exit code are the command's.
+func TestCapabilityCommandRunsInTheOwner(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("reads open files through /proc")
+	}
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	direct := runBin(t, bin, dir, "", "fetch", "http://127.0.0.1:9/")
+	startServeChild(t, bin, dir)
+	for _, args := range [][]string{{"fetch", "http://127.0.0.1:9/"}, {"fetch"}} {
+		cmd := exec.Command(bin, append([]string{"--data-dir", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file", "LANG=en_US.UTF-8")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		opened := false
+		for waiting := true; waiting; {
+			select {
+			case <-done:
+				waiting = false
+			case <-time.After(2 * time.Millisecond):
+				opened = opened || opensDatabase(cmd.Process.Pid, dir)
+			}
+		}
+		if opened {
+			t.Fatalf("%v opened the database itself beside serve", args)
+		}
+		code := cmd.ProcessState.ExitCode()
+		if args[0] == "fetch" && len(args) == 2 && (code != direct.code || errb.String() != direct.stderr) {
+			t.Fatalf("through serve: exit %d %q; by itself: exit %d %q", code, errb.String(), direct.code, direct.stderr)
+		}
+		if len(args) == 1 && (code != 2 || !strings.Contains(errb.String(), "Usage: cairn fetch")) {
+			t.Fatalf("usage through serve: exit %d %q", code, errb.String())
+		}
+	}
+}

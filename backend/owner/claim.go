@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -152,7 +153,10 @@ type Control struct {
 	// Focus brings the owner's window forward for a second launch of the desktop app,
 	// with that launch's arguments; nil when the owner has no window.
 	Focus func(args []string)
-	Log   *slog.Logger
+	// Routes are more control routes ("POST /control/run": handler), reached with
+	// Client.Post.
+	Routes map[string]http.Handler
+	Log    *slog.Logger
 }
 
 // Serve listens on the control socket until Close. A socket file already there is a dead
@@ -170,7 +174,8 @@ func (o *Owner) Serve(c Control) error {
 	if err != nil {
 		return apperr.Wrap(err, apperr.DataDirFailed, "listen on the control socket").WithParam("path", o.sock)
 	}
-	if err := os.Chmod(o.sock, 0o600); err != nil {
+	// Windows keeps the socket to the user by the directory's ACL and has no mode to set.
+	if err := os.Chmod(o.sock, 0o600); err != nil && runtime.GOOS != "windows" {
 		ln.Close()
 		return apperr.Wrap(err, apperr.DataDirFailed, "protect the control socket").WithParam("path", o.sock)
 	}
@@ -270,6 +275,9 @@ func (o *Owner) mux(c Control) http.Handler {
 	})
 	if c.API != nil {
 		mux.Handle("/api/", c.API)
+	}
+	for pattern, h := range c.Routes {
+		mux.Handle(pattern, h)
 	}
 	if c.Calls != nil {
 		mux.Handle("/control/api/", http.StripPrefix("/control", c.Calls))

@@ -120,6 +120,19 @@ func (c *Client) Status(ctx context.Context) (Info, error) {
 	return in, decode(resp, &in)
 }
 
+// Post sends body to one of the owner's extra control routes (Control.Routes) and
+// returns its answer to read as it streams; an answer other than 200 is its error.
+func (c *Client) Post(ctx context.Context, path string, body []byte) (*http.Response, error) {
+	resp, err := c.do(ctx, http.MethodPost, path, body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, decode(resp, nil)
+	}
+	return resp, nil
+}
+
 // Focus asks the owner to bring its window forward, passing on a second launch's
 // arguments; data_dir_busy when the owner has no window (`cairn serve`).
 func (c *Client) Focus(ctx context.Context, args []string) error {
