@@ -35,10 +35,15 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer own.Close() // after the services closed: the lock goes last
+	return serveOwned(ctx, env, own, *addr, *allowRemote)
+}
+
+// serveOwned is `cairn serve` as the owner of the data directory.
+func serveOwned(ctx context.Context, env *Env, own *owner.Owner, addr string, allowRemote bool) error {
 	// Listen and print the URL first, then open the backend: a browser opened on the URL
 	// spends its first ~150 ms creating a tab and a renderer, and its first request waits
 	// in the listen backlog until the server below takes the listener.
-	ln, err := server.Listen(ctx, *addr, *allowRemote)
+	ln, err := server.Listen(ctx, addr, allowRemote)
 	if err != nil {
 		return err
 	}
@@ -59,9 +64,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	bound := env.Deps.NewBound(ctx, s)
 	s.StartBackground(ctx)
 	srv, err := server.New(server.Config{
-		Addr:        *addr, // its host is the name a remote browser uses (Host/Origin checks)
+		Addr:        addr, // its host is the name a remote browser uses (Host/Origin checks)
 		Listener:    ln,
-		AllowRemote: *allowRemote,
+		AllowRemote: allowRemote,
 		Token:       token,
 		Bound:       bound,
 		Bus:         s.Bus,
