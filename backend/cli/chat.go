@@ -117,7 +117,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
-	sub, err := b.Subscribe(ctx)
+	// The stream outlives Ctrl-C (ctx), so the stop's last events still arrive; it ends
+	// with the command.
+	sub, err := b.Subscribe(context.WithoutCancel(ctx))
 	if err != nil {
 		undoFailedSend(b, sess.ID, created, undo)
 		return err
@@ -155,7 +157,10 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 			for {
 				select {
 				case ev, ok := <-sub.Events():
-					if ok && ev.Topic == topic {
+					if !ok {
+						return stopErr(err)
+					}
+					if ev.Topic == topic {
 						if done, _ := out.event(ev); done {
 							return stopErr(err)
 						}

@@ -490,3 +490,39 @@ func TestCapabilityCommandRunsInTheOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestCtrlCStopsAChatRunningInTheOwner: Ctrl-C on a terminal chat that runs in serve
+// stops the answer there (what arrived is kept), as it does for a chat run by itself.
+func TestCtrlCStopsAChatRunningInTheOwner(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	llm := llmtest.Start(t)
+	llm.Handle(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: strings.Repeat("slow words ", 400), Delay: 20 * time.Millisecond}
+	})
+	if r := runBin(t, bin, dir, "", "provider", "add", "slow", "--base-url", llm.URL, "--model", "m"); r.code != 0 {
+		t.Fatalf("provider add: %+v", r)
+	}
+	serve := startServeChild(t, bin, dir)
+	tb := serve.openTab(t)
+	cmd := exec.Command(bin, "--data-dir", dir, "chat", "--provider", "slow", "go on")
+	cmd.Env = append(os.Environ(), "CAIRN_SECRETS=file", "LANG=en_US.UTF-8")
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	ev := tb.wait(t, "the answer streaming", func(ev events.Event) bool { return ev.Type == chat.EventPartDelta })
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 || !strings.Contains(errb.String(), "[stopped; what arrived is kept]") {
+		t.Fatalf("Ctrl-C: %v\n%s", err, errb.String())
+	}
+	sessionID := strings.TrimPrefix(ev.Topic, "session:")
+	var snap chat.Snapshot
+	serve.call(t, "GetSession", &snap, sessionID)
+	if last := snap.Messages[len(snap.Messages)-1]; last.Status != chat.MessageStopped {
+		t.Fatalf("the answer in serve after Ctrl-C: %s", last.Status)
+	}
+}
