@@ -44,7 +44,7 @@ describe("web search card", () => {
   it("says which provider answered and which failed first, and lists the results", () => {
     openCard(answer);
     const card = screen.getByTestId("web-search-result");
-    expect(within(card).getByTestId("web-search-provider")).toHaveTextContent("Brave Search answered · 2 results");
+    expect(within(card).getByTestId("web-search-provider")).toHaveTextContent("Brave Search answered · 2 found");
     const failure = within(card).getByTestId("web-search-failure");
     expect(failure).toHaveTextContent("Tavily failed:");
     expect(failure).toHaveTextContent("Tavily needs an API key. Add it in Settings → Web search.");
