@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/secrets"
@@ -41,7 +42,11 @@ type wireEvents struct {
 	MCPServerRemoved struct {
 		ID string `json:"id"`
 	} `event:"mcp:server-removed"`
-	MCPLog     mcp.LogEvent `event:"mcp:log"`
+	MCPLog mcp.LogEvent `event:"mcp:log"`
+	// A knowledge base file's ingest state (topic kb:<id>, coalesced).
+	KBFile kb.Progress `event:"kb:file"`
+	// The list of knowledge bases or of a base's files changed (topic kb).
+	KBChanged  struct{} `event:"kb:changed"`
 	ToolsPrefs struct {
 		Name    string `json:"name"`
 		Enabled bool   `json:"enabled"`

@@ -144,6 +144,16 @@ const (
 	DocCorrupt          Code = "doc_corrupt"
 	DocNoText           Code = "doc_no_text"
 
+	// Knowledge bases.
+	KBNotFound        Code = "kb_not_found"
+	KBNameTaken       Code = "kb_name_taken"
+	KBFileNotFound    Code = "kb_file_not_found"
+	KBAddFailed       Code = "kb_add_failed"
+	KBIngestFailed    Code = "kb_ingest_failed"
+	KBIngestCancelled Code = "kb_ingest_cancelled"
+	KBEmbeddingFailed Code = "kb_embedding_failed"
+	KBEmbeddingDims   Code = "kb_embedding_dims"
+
 	// Web search providers and the pages they read (WEB-1, WEB-2).
 	TavilyKeyRequired      Code = "tavily_api_key_required"
 	SearchKeyRequired      Code = "search_api_key_required"
@@ -282,6 +292,15 @@ var catalogue = map[Code]def{
 	DocUnpackedTooLarge: {},
 	DocCorrupt:          {},
 	DocNoText:           {},
+
+	KBNotFound:        {},
+	KBNameTaken:       {},
+	KBFileNotFound:    {},
+	KBAddFailed:       {},
+	KBIngestFailed:    {action: retry},
+	KBIngestCancelled: {action: retry},
+	KBEmbeddingFailed: {action: retry},
+	KBEmbeddingDims:   {},
 
 	TavilyKeyRequired:      {action: openSettings("web-search")},
 	SearchKeyRequired:      {action: openSettings("web-search")},

@@ -85,6 +85,9 @@ type Opened struct {
 	Tools []tools.Entry
 	// Close stops it; service calls it before the shared services close. Optional.
 	Close func() error
+	// Value is the started capability itself (a *kb.Service), for the facade methods of
+	// its Settings page or window; service keeps it by name (Services.Opened). Optional.
+	Value any
 }
 
 // Command is one `cairn` subcommand of a capability.

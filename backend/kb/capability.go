@@ -1,18 +1,114 @@
-// Package kb is Cairn's knowledge bases capability. Its tools are not built yet: a session can
-// already enable the toolset and Settings keeps its keys, so the capability declares them.
 package kb
 
-import "github.com/cairn-app/cairn/backend/capability"
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/capability"
+	"github.com/cairn-app/cairn/backend/llm"
+)
 
 // Name is the toolset and the namespace of its tools.
 const Name = "kb"
 
-// Capability declares the toolset: its name, label and icon, and the embeddings key.
+// Capability declares the toolset: its name, label and icon, the four tools, their
+// instruction (refreshed as KBs and files change) and `cairn kb`. A session with the
+// toolset on reaches every KB: sessions do not pick KBs yet.
 func Capability() capability.Capability {
 	return capability.Capability{
-		Name:    Name,
-		Label:   "chat:tools.namespace.kb",
-		Icon:    "book",
-		Secrets: []string{"embeddings.apiKey"},
+		Name:     Name,
+		Label:    "chat:tools.namespace.kb",
+		Icon:     "book",
+		Secrets:  []string{"embeddings.apiKey"},
+		Commands: []capability.Command{command()},
+		Open:     open,
 	}
+}
+
+// OpenEnv starts the KB service on a data directory's services: embeddings go to the
+// user's providers (their base URL and key) on the OpenAI embeddings wire.
+func OpenEnv(ctx context.Context, env capability.Env) (*Service, error) {
+	return New(ctx, Config{DataDir: env.DataDir, Store: NewSQLStore(env.DB.DB), Bus: env.Bus, Log: env.Log,
+		Embedders: providerEmbedders(env)})
+}
+
+func open(ctx context.Context, env capability.Env) (capability.Opened, error) {
+	svc, err := OpenEnv(ctx, env)
+	if err != nil {
+		return capability.Opened{}, err
+	}
+	r := &refresher{svc: svc, env: env}
+	svc.cfg.OnChange = r.soon
+	return capability.Opened{Tools: svc.Tools(svc.Instruction(ctx)), Value: svc, Close: func() error {
+		r.stop()
+		return svc.Close()
+	}}, nil
+}
+
+// refresher re-registers the tools with a fresh instruction a moment after KBs or files
+// change, once for a burst of changes.
+type refresher struct {
+	svc    *Service
+	env    capability.Env
+	mu     sync.Mutex
+	timer  *time.Timer
+	closed bool
+}
+
+func (r *refresher) soon() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.timer != nil || r.env.Replace == nil {
+		return
+	}
+	r.timer = time.AfterFunc(time.Second, func() {
+		r.mu.Lock()
+		r.timer = nil
+		closed := r.closed
+		r.mu.Unlock()
+		if !closed {
+			_ = r.env.Replace(Name, r.svc.Tools(r.svc.Instruction(context.Background())))
+		}
+	})
+}
+
+func (r *refresher) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// providerEmbedders resolves "PROVIDER/MODEL" through Cairn's providers. The key is
+// read only after the provider service agreed it may go to the provider's base URL.
+func providerEmbedders(env capability.Env) EmbedderFor {
+	if env.DB == nil || env.Secrets == nil {
+		return nil
+	}
+	providers := llm.NewService(env.DB, readOnlySecrets{env.Secrets}, env.Bus, llm.Options{})
+	return func(ctx context.Context, provider, model string) (Embedder, error) {
+		t, err := providers.Resolve(ctx, provider, model)
+		if err != nil {
+			return nil, err
+		}
+		key, _, err := env.Secrets.Get(llm.SecretName(t.Provider.ID))
+		if err != nil {
+			return nil, err
+		}
+		return &OpenAIEmbedder{HTTP: providers.HTTPClient(), BaseURL: t.Provider.BaseURL, Key: key, Model: model}, nil
+	}
+}
+
+// readOnlySecrets lets the provider service read keys; KBs never change them.
+type readOnlySecrets struct{ capability.Secrets }
+
+func (readOnlySecrets) Set(context.Context, string, string) error {
+	return errors.New("knowledge bases do not store keys")
+}
+func (readOnlySecrets) Delete(context.Context, string) error {
+	return errors.New("knowledge bases do not delete keys")
 }

@@ -86,6 +86,12 @@ func (s *Services) openCapabilities(ctx context.Context) error {
 		if opened.Close != nil {
 			s.closers = append(s.closers, opened.Close)
 		}
+		if opened.Value != nil {
+			if s.opened == nil {
+				s.opened = map[string]any{}
+			}
+			s.opened[c.Name] = opened.Value
+		}
 		if opened.Tools != nil {
 			if err := env.Replace(c.Name, opened.Tools); err != nil {
 				return fmt.Errorf("capability %s: %w", c.Name, err)
@@ -102,3 +108,7 @@ func checkCapabilities(l capability.List) error {
 	}
 	return nil
 }
+
+// Opened is what capability name's Open returned as its Value (nil when it has none):
+// the facade's way to a capability's own service.
+func (s *Services) Opened(name string) any { return s.opened[name] }

@@ -83,6 +83,7 @@ type Services struct {
 	Images *remoteimage.Fetcher
 
 	closers   []func() error
+	opened    map[string]any // capabilities' Opened.Value by name
 	warmAfter time.Duration
 	warm      struct {
 		mu    sync.Mutex

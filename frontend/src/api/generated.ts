@@ -4,6 +4,10 @@
 
 /** Every method of the facade (main.App): its arguments and what its promise resolves to. */
 export interface Facade {
+  /** AddKBPaths adds files and folders chosen by the user. */
+  AddKBPaths(id: string, paths: string[], opt: KbAddOptions): Promise<KbFile[]>;
+  /** AddKBText adds pasted text. */
+  AddKBText(id: string, title: string, text: string): Promise<KbFile>;
   /**
    * AuthorizeMCPServer starts the OAuth sign-in of a remote server that needs one and
    * returns the authorization page. A desktop build opens it in the system browser itself
@@ -12,8 +16,12 @@ export interface Facade {
    * arrives on topic mcp.
    */
   AuthorizeMCPServer(id: string): Promise<MCPSignInStart>;
+  /** CancelKBFile stops a file's ingest; it can be retried. */
+  CancelKBFile(fileID: string): Promise<void>;
   /** CancelMCPAuthorization stops a sign-in that waits for the browser. */
   CancelMCPAuthorization(id: string): Promise<MCPServerView>;
+  /** CreateKB makes a knowledge base. */
+  CreateKB(arg0: KbCreateInput): Promise<KbKB>;
   /** CreateSession starts a new chat or task session. */
   CreateSession(arg0: ChatSessionInput): Promise<ChatSession>;
   /**
@@ -22,6 +30,8 @@ export interface Facade {
    * approval_already_decided. window names the deciding window in the audit log.
    */
   DecideApproval(requestID: string, decision: string, reason: string, window: string): Promise<ApprovalRequest>;
+  /** DeleteKB removes a knowledge base with its files. */
+  DeleteKB(id: string): Promise<void>;
   /** DeleteMCPServer stops a server and forgets it, its secrets and its tools. */
   DeleteMCPServer(id: string): Promise<void>;
   /** DeletePermissionRule removes a rule. */
@@ -68,6 +78,10 @@ export interface Facade {
   ImportMCPServers(json: string): Promise<MCPImportReport>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
   ListApprovalAudit(query: ApprovalAuditQuery, limit: number): Promise<ApprovalAuditPage>;
+  /** ListKBFiles lists a knowledge base's files with their ingest state. */
+  ListKBFiles(id: string): Promise<KbFile[]>;
+  /** ListKBs lists the knowledge bases. */
+  ListKBs(): Promise<KbKB[]>;
   /**
    * ListMCPServers returns every server with its status and cached tools, stamped with the
    * topic seq. It never connects.
@@ -111,12 +125,20 @@ export interface Facade {
    * and the Tools panel's icons read it; the list is fixed for the life of the process.
    */
   ListToolsets(): Promise<CapabilityToolset[]>;
+  /** PauseKB pauses a knowledge base's ingest (one file when fileID is set). */
+  PauseKB(id: string, fileID: string): Promise<void>;
   /** Ready is called once by every window when its first screen is up. */
   Ready(window: string): Promise<ReadyInfo>;
   /** RefreshMCPServer re-reads a server's tool list now. */
   RefreshMCPServer(id: string): Promise<MCPServerView>;
   /** Regenerate replaces the last answer with a new one. */
   Regenerate(sessionID: string): Promise<ChatSendResult>;
+  /** ReindexKB indexes every file of a knowledge base again. */
+  ReindexKB(id: string): Promise<void>;
+  /** RemoveKBFile removes a file from its knowledge base. */
+  RemoveKBFile(fileID: string): Promise<void>;
+  /** RenameKB renames a knowledge base. */
+  RenameKB(id: string, name: string): Promise<KbKB>;
   /** RenameSession sets a session's title. */
   RenameSession(id: string, title: string): Promise<ChatSession>;
   /** RestartMCPServer stops and starts a server again (its whole process group). */
@@ -126,6 +148,10 @@ export interface Facade {
    * until it is allowed.
    */
   ResumeApproval(requestID: string, window: string): Promise<ApprovalRequest>;
+  /** ResumeKB resumes what PauseKB paused. */
+  ResumeKB(id: string, fileID: string): Promise<void>;
+  /** RetryKBFile indexes one file again (a failed one, or to re-index it). */
+  RetryKBFile(fileID: string): Promise<void>;
   /**
    * SaveMCPServer adds (empty id) or edits a server; secret env and header values go to
    * the keyring (an empty secret value keeps the stored one).
@@ -145,8 +171,12 @@ export interface Facade {
    * user (0600): an export may carry secrets.
    */
   SaveTextFile(defaultName: string, content: string): Promise<string>;
+  /** SearchKB searches knowledge bases by keywords and meaning. */
+  SearchKB(req: KbSearchRequest): Promise<KbHit[]>;
   /** SendMessage stores the user's message and starts the answer; it streams as events. */
   SendMessage(sessionID: string, text: string): Promise<ChatSendResult>;
+  /** SetKBChunking changes chunk size and overlap; every file is indexed again. */
+  SetKBChunking(id: string, size: number, overlap: number): Promise<KbKB>;
   /** SetMCPServerEnabled turns a server on (it connects and its tools appear) or off. */
   SetMCPServerEnabled(id: string, enabled: boolean): Promise<MCPServerView>;
   /**
@@ -230,6 +260,11 @@ export interface EventPayloads {
     id: string;
   };
   "mcp:log": MCPLogEvent;
+  /** A knowledge base file's ingest state (topic kb:<id>, coalesced). */
+  "kb:file": KbProgress;
+  /** The list of knowledge bases or of a base's files changed (topic kb). */
+  "kb:changed": {
+  };
   "tools:prefs": {
     name: string;
     enabled: boolean;
@@ -692,6 +727,101 @@ export interface DoctorReport {
   dbVersion: number;
   keyring: string;
 }
+
+/**
+ * AddOptions shape adding a folder: Ignore holds glob patterns (filepath.Match) matched
+ * against each name and each path relative to the folder; hidden files and folders (a
+ * name starting with a dot) are always skipped.
+ */
+export interface KbAddOptions {
+  ignore?: string[];
+}
+
+/**
+ * CreateInput is a new KB. Embedding is "PROVIDER/MODEL" (provider by id or name), empty
+ * for keywords only; zero sizes take docparse's defaults.
+ */
+export interface KbCreateInput {
+  name: string;
+  embedding?: string;
+  chunkSize?: number;
+  chunkOverlap?: number;
+}
+
+/** File is one document of a KB: a copy in the data directory named by its sha256. */
+export interface KbFile {
+  id: string;
+  kbId: string;
+  name: string;
+  /** where it was added from */
+  source?: string;
+  sha256: string;
+  size: number;
+  state: KbState;
+  /** ErrorCode is an apperr code (an i18n key under errors.) when State is error. */
+  errorCode?: string;
+  errorMessage?: string;
+  chunks: number;
+  embedded: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Hit is a search result. */
+export interface KbHit {
+  kb: string;
+  kbId: string;
+  fileId: string;
+  file: string;
+  chunkId: number;
+  index: number;
+  heading?: string;
+  pageStart?: number;
+  pageEnd?: number;
+  lineStart?: number;
+  lineEnd?: number;
+  snippet: string;
+  score: number;
+  /** Via says which retrievers found it: "keyword", "vector" or both. */
+  via: string[];
+}
+
+/**
+ * KB is one knowledge base. Embedding is empty for a keyword-only KB; Dims is learnt from
+ * the first vectors its model returns.
+ */
+export interface KbKB {
+  id: string;
+  name: string;
+  chunkSize: number;
+  chunkOverlap: number;
+  embedProvider?: string;
+  embedModel?: string;
+  dims?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Progress is the payload of a file's progress event on topic kb:<id>. */
+export interface KbProgress {
+  kbId: string;
+  fileId: string;
+  name: string;
+  state: KbState;
+  chunks: number;
+  embedded: number;
+  errorCode?: string;
+}
+
+/** SearchRequest is a search over some KBs (all when KBs is empty, by id or name). */
+export interface KbSearchRequest {
+  query: string;
+  topK?: number;
+  kbs?: string[];
+}
+
+/** State is where a file is in ingest. */
+export type KbState = "queued" | "parsing" | "embedding" | "done" | "error" | "paused";
 
 /**
  * Dialect is what a provider's API needs beyond the plain OpenAI wire format: whether a

@@ -1,0 +1,216 @@
+package kb
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+)
+
+// SearchRequest is a search over some KBs (all when KBs is empty, by id or name).
+type SearchRequest struct {
+	Query string   `json:"query"`
+	TopK  int      `json:"topK,omitempty"`
+	KBs   []string `json:"kbs,omitempty"`
+}
+
+// MaxTopK bounds a search's results.
+const MaxTopK = 50
+
+// rrfK is the reciprocal rank fusion constant.
+const rrfK = 60
+
+// Search finds chunks by keywords and, in KBs with an embedding model, by meaning, and
+// fuses both rankings. A failing embedding provider leaves the keyword results.
+func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
+	q := strings.TrimSpace(req.Query)
+	if q == "" {
+		return nil, apperr.New(apperr.InvalidArgument, "query is empty")
+	}
+	k := req.TopK
+	if k <= 0 {
+		k = 8
+	}
+	k = min(k, MaxTopK)
+	kbs, err := s.resolve(ctx, req.KBs)
+	if err != nil || len(kbs) == 0 {
+		return []Hit{}, err
+	}
+	pool := max(3*k, 30)
+	ids := make([]string, len(kbs))
+	for i, b := range kbs {
+		ids[i] = b.ID
+	}
+	kw, err := s.keyword(ctx, ids, q, pool)
+	if err != nil {
+		return nil, err
+	}
+	vec := s.vector(ctx, kbs, q, pool)
+	return s.hits(ctx, kbs, fuse(kw, vec, k), q)
+}
+
+func (s *Service) resolve(ctx context.Context, refs []string) ([]KB, error) {
+	if len(refs) == 0 {
+		return s.st.KBs(ctx)
+	}
+	var out []KB
+	for _, r := range refs {
+		k, err := s.st.KB(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// keyword runs the AND query and fills up with the OR query.
+func (s *Service) keyword(ctx context.Context, kbIDs []string, q string, limit int) ([]int64, error) {
+	var out []int64
+	seen := map[int64]bool{}
+	for _, m := range MatchExprs(q) {
+		got, err := s.st.Keyword(ctx, kbIDs, m, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range got {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+		if len(out) >= limit {
+			break
+		}
+	}
+	return out[:min(len(out), limit)], nil
+}
+
+// vector searches the KBs that have vectors, one query embedding per model.
+func (s *Service) vector(ctx context.Context, kbs []KB, q string, limit int) []int64 {
+	qv := map[string][]float32{}
+	var all []scored
+	for _, k := range kbs {
+		if !k.HasEmbedding() || k.Dims == 0 || s.cfg.Embedders == nil {
+			continue
+		}
+		model := k.EmbedProvider + "/" + k.EmbedModel
+		v, ok := qv[model]
+		if !ok {
+			emb, err := s.cfg.Embedders(ctx, k.EmbedProvider, k.EmbedModel)
+			if err == nil {
+				var vs [][]float32
+				if vs, err = emb.Embed(ctx, []string{q}); err == nil {
+					v = vs[0]
+				}
+			}
+			if err != nil {
+				s.log.Warn("kb: query embedding failed; keywords only", "model", model, "err", err)
+			}
+			qv[model] = v
+		}
+		if v == nil {
+			continue
+		}
+		x, err := s.index(ctx, k.ID)
+		if err != nil {
+			s.log.Warn("kb: vectors", "kb", k.Name, "err", err)
+			continue
+		}
+		x.mu.RLock()
+		all = append(all, x.topK(v, limit)...)
+		x.mu.RUnlock()
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].score > all[j].score })
+	out := make([]int64, 0, min(limit, len(all)))
+	for _, sc := range all[:min(limit, len(all))] {
+		out = append(out, sc.id)
+	}
+	return out
+}
+
+// index is a KB's vector block, loaded from the store the first time it is asked for.
+func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if x := s.indexes[kbID]; x != nil {
+		return x, nil
+	}
+	x := &vecIndex{}
+	if err := s.st.Vectors(ctx, kbID, x.add); err != nil {
+		return nil, err
+	}
+	s.indexes[kbID] = x
+	return x, nil
+}
+
+type fused struct {
+	id    int64
+	score float64
+	via   []string
+}
+
+// fuse is reciprocal rank fusion of the keyword and vector rankings.
+func fuse(kw, vec []int64, k int) []fused {
+	by := map[int64]*fused{}
+	var order []*fused
+	add := func(ids []int64, via string) {
+		for r, id := range ids {
+			f := by[id]
+			if f == nil {
+				f = &fused{id: id}
+				by[id] = f
+				order = append(order, f)
+			}
+			f.score += 1 / float64(rrfK+r+1)
+			f.via = append(f.via, via)
+		}
+	}
+	add(kw, "keyword")
+	add(vec, "vector")
+	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
+	out := make([]fused, 0, min(k, len(order)))
+	for _, f := range order[:min(k, len(order))] {
+		out = append(out, *f)
+	}
+	return out
+}
+
+func (s *Service) hits(ctx context.Context, kbs []KB, fs []fused, q string) ([]Hit, error) {
+	ids := make([]int64, len(fs))
+	for i, f := range fs {
+		ids[i] = f.id
+	}
+	chunks, err := s.st.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]Chunk{}
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	names := map[string]string{}
+	for _, k := range kbs {
+		names[k.ID] = k.Name
+	}
+	files := map[string]string{}
+	out := []Hit{}
+	for _, f := range fs {
+		c, ok := byID[f.id]
+		if !ok {
+			continue
+		}
+		if _, ok := files[c.FileID]; !ok {
+			fl, err := s.st.File(ctx, c.FileID)
+			if err != nil {
+				continue
+			}
+			files[c.FileID] = fl.Name
+		}
+		out = append(out, Hit{KB: names[c.KBID], KBID: c.KBID, FileID: c.FileID, File: files[c.FileID], ChunkID: c.ID, Index: c.Index,
+			Heading: c.Heading, PageStart: c.PageStart, PageEnd: c.PageEnd, LineStart: c.LineStart, LineEnd: c.LineEnd,
+			Snippet: Snippet(c.Text, q, 240), Score: f.score, Via: f.via})
+	}
+	return out, nil
+}
