@@ -72,6 +72,10 @@ type Env struct {
 	// several, such as MCP's servers) hold exactly these entries: the way a dynamic set
 	// (skills, knowledge bases) changes its tools while Cairn runs.
 	Replace func(ns string, entries []tools.Entry) error
+	// Opened is the Value the capability's Open returned, once it has opened (nil before,
+	// or when it has none): a command run on opened services uses the running capability
+	// instead of starting a second one.
+	Opened any
 }
 
 // Secrets is how a capability reads the keys it declared.

@@ -34,6 +34,10 @@ func command() capability.Command {
 			if err != nil {
 				return err
 			}
+			// the services' own KB service when it runs (one ingest worker per database)
+			if svc, ok := env.Opened.(*Service); ok && svc != nil {
+				return RunCommand(ctx, svc, args, term.Stdout, term.Stderr)
+			}
 			svc, err := OpenEnv(ctx, env)
 			if err != nil {
 				return err

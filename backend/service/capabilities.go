@@ -46,6 +46,7 @@ func metaCapability() capability.Capability {
 func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
 	return capability.Env{
 		DataDir: s.DataDir, DB: s.DB, Bus: s.Bus, Settings: s.Settings, Secrets: s.Secrets, Log: s.Log.With("capability", c.Name),
+		Opened: s.opened[c.Name],
 		Replace: func(ns string, entries []tools.Entry) error {
 			if ns == "" {
 				ns = c.Name

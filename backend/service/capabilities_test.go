@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -107,5 +110,48 @@ func TestOpenWalksTheCapabilities(t *testing.T) {
 	}
 	if err := s.Close(); err != nil || !closed {
 		t.Fatalf("close: %v, capability closed %v", err, closed)
+	}
+}
+
+// The kb capability opens on the services: its tools are selected where the toolset is
+// on, its instruction names the KBs, and a command gets the running service.
+func TestKBCapabilityOpens(t *testing.T) {
+	s, err := Open(context.Background(), Options{DataDir: t.TempDir(), SecretsBackend: "file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var c capability.Capability
+	for _, x := range s.Capabilities {
+		if x.Name == kb.Name {
+			c = x
+		}
+	}
+	svc, ok := s.CapabilityEnv(c).Opened.(*kb.Service)
+	if !ok || svc != s.Opened(kb.Name) {
+		t.Fatalf("the kb service is not reachable: %T", s.CapabilityEnv(c).Opened)
+	}
+	if _, err := svc.Create(ctx, kb.CreateInput{Name: "手册"}); err != nil {
+		t.Fatal(err)
+	}
+	on := tools.Scope{Toolsets: []string{kb.Name}, Model: tools.ModelCaps{SupportsTools: true, ContextWindow: 100000}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sel, err := s.Pipeline.Select(ctx, on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range sel.Tools {
+			names = append(names, d.Name)
+		}
+		if slices.Contains(names, "kb_search") && slices.Contains(names, "kb_read_chunks") && strings.Contains(sel.Instructions, `"手册"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tools %v, instructions %q", names, sel.Instructions)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
