@@ -32,7 +32,7 @@ func (a *App) DecideApproval(requestID, decision, reason, window string) (approv
 // ResumeApproval asks again about a request interrupted by a quit or crash; nothing runs
 // until it is allowed.
 func (a *App) ResumeApproval(requestID, window string) (approval.Request, error) {
-	return a.s.Approval.Resume(a.ctx, requestID, window)
+	return a.s.ResumeApproval(a.ctx, requestID, window)
 }
 
 // GetSessionPermissionMode returns a session's permission mode (its own or the default).

@@ -51,7 +51,6 @@ func TestAskWaitsForTheDecision(t *testing.T) {
 	if len(req.Edits) != 1 || req.Edits[0].Path != "notes/a.md" {
 		t.Fatalf("edits %+v", req.Edits)
 	}
-	e.svc.SetTools(e.reg)
 	pending, err := e.svc.PendingForSession(e.ctx, "s1")
 	if err != nil || len(pending) != 1 || pending[0].ID != req.ID || len(pending[0].Edits) != 1 || pending[0].Title != "write" {
 		t.Fatalf("pending %+v %v", pending, err)
@@ -434,22 +433,22 @@ func TestRestartInterruptsAndResumeAsksAgain(t *testing.T) {
 	if _, err := svc2.Decide(e.ctx, old.ID, "allow_once", "", "w"); !apperr.Is(err, apperr.ApprovalInterrupted) {
 		t.Fatalf("decide interrupted: %v", err)
 	}
-	if _, err := svc2.Resume(e.ctx, old.ID, "w"); !apperr.Is(err, apperr.ApprovalResumeUnavailable) {
+	if _, err := svc2.Resume(e.ctx, old.ID, "w", nil); !apperr.Is(err, apperr.ApprovalResumeUnavailable) {
 		t.Fatalf("resume without chat: %v", err)
 	}
 	resumed := make(chan []tools.Outcome, 1)
-	svc2.SetResumer(resumerFunc(func(ctx context.Context, c tools.Call) error {
+	resume := func(ctx context.Context, c tools.Call) error {
 		if c.ID != "c1" || c.Name != "test_write" || c.MessageID != "m-c1" || c.Scope.SessionID != "s1" {
 			t.Errorf("resumed call %+v", c)
 		}
 		go func() { resumed <- pipe2.RunBatch(context.Background(), []tools.Call{c}, nil) }()
 		return nil
-	}))
-	got, err := svc2.Resume(e.ctx, old.ID, "window-a")
+	}
+	got, err := svc2.Resume(e.ctx, old.ID, "window-a", resume)
 	if err != nil || got.Status != approval.StatusResumed {
 		t.Fatalf("resume %+v %v", got, err)
 	}
-	if _, err := svc2.Resume(e.ctx, old.ID, "window-b"); !apperr.Is(err, apperr.ApprovalAlreadyDecided) {
+	if _, err := svc2.Resume(e.ctx, old.ID, "window-b", resume); !apperr.Is(err, apperr.ApprovalAlreadyDecided) {
 		t.Fatalf("second resume: %v", err)
 	}
 	again := nextEvent(t, sub2, approval.EventRequested)
@@ -464,10 +463,6 @@ func TestRestartInterruptsAndResumeAsksAgain(t *testing.T) {
 	}
 }
 
-type resumerFunc func(ctx context.Context, c tools.Call) error
-
-func (f resumerFunc) ResumeCall(ctx context.Context, c tools.Call) error { return f(ctx, c) }
-
 func TestFailedResumeStaysResumable(t *testing.T) {
 	e := newEnv(t)
 	sub := e.bus.Subscribe(256)
@@ -478,10 +473,10 @@ func TestFailedResumeStaysResumable(t *testing.T) {
 	old := nextEvent(t, sub, approval.EventRequested)
 	svc2 := e.open(e.db, events.NewBus())
 	waitFor(t, doneA, "old batch")
-	svc2.SetResumer(resumerFunc(func(context.Context, tools.Call) error {
+	busy := func(context.Context, tools.Call) error {
 		return apperr.New(apperr.SessionBusy, "the session is answering")
-	}))
-	if _, err := svc2.Resume(e.ctx, old.ID, "w"); !apperr.Is(err, apperr.SessionBusy) {
+	}
+	if _, err := svc2.Resume(e.ctx, old.ID, "w", busy); !apperr.Is(err, apperr.SessionBusy) {
 		t.Fatalf("resume: %v", err)
 	}
 	if r, _ := svc2.Get(e.ctx, old.ID); r.Status != approval.StatusInterrupted {

@@ -92,8 +92,7 @@ func TestAuditReasonsOfInterruptAndResume(t *testing.T) {
 	if a := e.lastAudit("interrupted"); a.RequestID != old.ID || a.ReasonCode != "cairn_stopped" {
 		t.Fatalf("interrupted: %+v", a)
 	}
-	svc2.SetResumer(resumerFunc(func(context.Context, tools.Call) error { return nil }))
-	if _, err := svc2.Resume(e.ctx, old.ID, "window-a"); err != nil {
+	if _, err := svc2.Resume(e.ctx, old.ID, "window-a", func(context.Context, tools.Call) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if a := e.lastAudit("resumed"); a.ReasonCode != "resumed" || a.Window != "window-a" {

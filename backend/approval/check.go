@@ -18,39 +18,6 @@ import (
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
-type observerKey struct{}
-
-// WithObserver hands the batch's observer to the permission step, which runs inside
-// RunBatch with the batch's context. Runner does it for the chat loop.
-func WithObserver(ctx context.Context, o PartObserver) context.Context {
-	return context.WithValue(ctx, observerKey{}, o)
-}
-
-func observerFrom(ctx context.Context) PartObserver {
-	o, _ := ctx.Value(observerKey{}).(PartObserver)
-	return o
-}
-
-// BatchRunner is the chat loop's tool runner (*tools.Pipeline; chat.ToolRunner).
-type BatchRunner interface {
-	Select(ctx context.Context, scope tools.Scope) (tools.Selection, error)
-	RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome
-	Forget(sessionID string) error
-	Describe(name string) (tools.ToolRef, bool)
-}
-
-// Runner wraps the pipeline for the chat loop: when the batch's observer can show
-// approval parts (PartObserver), it travels in the context to the permission step.
-type Runner struct{ BatchRunner }
-
-// RunBatch runs the calls with the observer reachable by the approval step.
-func (r Runner) RunBatch(ctx context.Context, calls []tools.Call, obs tools.Observer) []tools.Outcome {
-	if po, ok := obs.(PartObserver); ok {
-		ctx = WithObserver(ctx, po)
-	}
-	return r.BatchRunner.RunBatch(ctx, calls, obs)
-}
-
 // Fingerprint is the identity an "always allow" of an MCP tool is bound to: a hash of
 // its input schema (key order does not matter) and its server's command or URL.
 func Fingerprint(schema json.RawMessage, server string) string {
@@ -72,7 +39,7 @@ func Fingerprint(schema json.RawMessage, server string) string {
 func (s *Service) toolOf(e *tools.Entry) permission.Tool {
 	t := permission.Tool{Name: e.Name, Namespace: e.Namespace, ReadOnly: e.ReadOnly, Destructive: e.Destructive, NeedsApproval: e.NeedsApproval}
 	if tools.IsMCPNamespace(e.Namespace) {
-		_, servers, _, _ := s.deps()
+		_, servers, _ := s.deps()
 		identity := ""
 		if servers != nil {
 			identity, _ = servers.ServerIdentity(strings.TrimPrefix(e.Namespace, tools.MCPNamespacePrefix))
@@ -126,7 +93,7 @@ func (s *Service) input(ctx context.Context, sessionID string, t permission.Tool
 }
 
 func (s *Service) workspace(ctx context.Context, sessionID string) string {
-	ws, _, _, _ := s.deps()
+	ws, _, _ := s.deps()
 	if ws == nil || sessionID == "" {
 		return ""
 	}
@@ -215,7 +182,7 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 	}
 	// The session's part first, then the dialog: a window that opens the session on the
 	// approvals event finds the part already there.
-	obs := observerFrom(ctx)
+	obs, _ := req.Observer.(PartObserver)
 	if obs != nil {
 		obs.ApprovalRequested(r.CallID, json.RawMessage(mustJSON(r)))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/permission"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // Limits on what a window sends.
@@ -145,10 +146,11 @@ func alreadyDecided(r Request) *apperr.Error {
 // waited). Nothing runs unasked: the request is marked resumed — once, the first window
 // wins — and the chat service sends the call through the pipeline again, where
 // permission evaluates it afresh and, if it still needs approval, opens a new request
-// that names this one.
-func (s *Service) Resume(ctx context.Context, id, window string) (Request, error) {
-	_, _, _, resumer := s.deps()
-	if resumer == nil {
+// that names this one. run is how the caller sends the call again (chat's ResumeCall:
+// in its session and message, continuing the answer); it returns once the call is under
+// way, and when it fails the request is interrupted again, so it stays resumable.
+func (s *Service) Resume(ctx context.Context, id, window string, run func(context.Context, tools.Call) error) (Request, error) {
+	if run == nil {
 		return Request{}, apperr.New(apperr.ApprovalResumeUnavailable, "resuming calls is not available in this process")
 	}
 	window = clip(strings.TrimSpace(window), maxWindowLen)
@@ -184,7 +186,7 @@ func (s *Service) Resume(ctx context.Context, id, window string) (Request, error
 		return Request{}, txErr(ctx, s.db, id, err, "resume")
 	}
 	s.bus.Publish(events.TopicApprovals, EventResumed, out)
-	if err := resumer.ResumeCall(ctx, out.Call()); err != nil {
+	if err := run(ctx, out.Call()); err != nil {
 		// Nothing ran: make it resumable again.
 		if _, rerr := s.db.ExecContext(context.WithoutCancel(ctx),
 			"UPDATE approval_requests SET status = 'interrupted', window_name = '' WHERE id = ? AND status = 'resumed'", id); rerr != nil {

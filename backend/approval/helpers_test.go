@@ -125,6 +125,7 @@ type env struct {
 	pipe     *tools.Pipeline
 	settings *fakeSettings
 	servers  *fakeServers
+	places   *fakePlaces
 	write    *counting // test_write: not read-only, serial
 	par      *counting // test_par_a / test_par_b: not read-only, concurrency-safe
 	bash     *counting // sandbox_bash
@@ -141,13 +142,13 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { db.Close() })
 	e := &env{t: t, ctx: ctx, path: path, db: db, bus: events.NewBus(),
 		settings: &fakeSettings{m: map[string]string{approval.SettingDefaultMode: "default"}},
-		servers:  &fakeServers{m: map[string]string{}},
-		write:    &counting{}, par: &counting{}, bash: &counting{}}
+		servers:  &fakeServers{m: map[string]string{}}, places: &fakePlaces{m: map[string]approval.ServerPlaces{}},
+		write: &counting{}, par: &counting{}, bash: &counting{}}
 	for _, id := range []string{"s1", "s2"} {
 		e.session(id)
 	}
-	e.svc = e.open(db, e.bus)
 	e.reg = tools.NewRegistry()
+	e.svc = e.open(db, e.bus)
 	if err := e.reg.Register(
 		toolstest.Echo("test_echo"),
 		e.write.pathTool("test_write", "test", true, false),
@@ -164,7 +165,7 @@ func newEnv(t *testing.T) *env {
 // open starts an authority on a database (a second one simulates another process).
 func (e *env) open(db *store.DB, bus *events.Bus) *approval.Service {
 	e.t.Helper()
-	svc, err := approval.New(e.ctx, approval.Config{DB: db, Bus: bus, Settings: e.settings, Servers: e.servers,
+	svc, err := approval.New(e.ctx, approval.Config{DB: db, Bus: bus, Settings: e.settings, Servers: e.servers, Tools: e.reg, Places: e.places,
 		PollInterval: 20 * time.Millisecond, Home: e.t.TempDir()})
 	if err != nil {
 		e.t.Fatal(err)
@@ -211,7 +212,7 @@ func (o *partObserver) parts() ([]approval.Request, []approval.Request) {
 	return append([]approval.Request(nil), o.requested...), append([]approval.Request(nil), o.decided...)
 }
 
-// run starts a batch in the background through approval.Runner; the outcomes arrive on
+// run starts a batch in the background through the pipeline; the outcomes arrive on
 // the returned channel.
 func (e *env) run(ctx context.Context, obs *partObserver, calls ...tools.Call) <-chan []tools.Outcome {
 	done := make(chan []tools.Outcome, 1)
@@ -219,7 +220,7 @@ func (e *env) run(ctx context.Context, obs *partObserver, calls ...tools.Call) <
 	if obs != nil {
 		o = obs
 	}
-	go func() { done <- approval.Runner{BatchRunner: e.pipe}.RunBatch(ctx, calls, o) }()
+	go func() { done <- e.pipe.RunBatch(ctx, calls, o) }()
 	return done
 }
 

@@ -20,9 +20,7 @@ func (s *Service) resolver(t permission.Tool, workspace string) permission.Resol
 	if !tools.IsMCPNamespace(t.Namespace) {
 		return r
 	}
-	s.mu.Lock()
 	places := s.places
-	s.mu.Unlock()
 	r.Bases = []string{}
 	if places == nil {
 		return r

@@ -34,7 +34,6 @@ func TestMCPRelativePathsStartInTheServersDirectories(t *testing.T) {
 	if err := e.reg.Register(w.entry("mcp__fs__write", "mcp:fs", pathSchema, false, false)); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.SetTools(e.reg)
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	elsewhere := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, "protected"), 0o755); err != nil {
@@ -64,8 +63,7 @@ func TestMCPRelativePathsStartInTheServersDirectories(t *testing.T) {
 	}
 	check("no places known", "free/x", permission.Deny)
 
-	places := &fakePlaces{m: map[string]approval.ServerPlaces{}}
-	e.svc.SetPlaces(places)
+	places := e.places
 	tests := []struct {
 		name   string
 		places approval.ServerPlaces

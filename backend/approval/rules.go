@@ -198,7 +198,7 @@ func (s *Service) TestRule(ctx context.Context, sm Sample) (TestResult, error) {
 			draft.ID = draftID
 		}
 	}
-	_, _, lookup, _ := s.deps()
+	_, _, lookup := s.deps()
 	res := TestResult{Tool: permission.Tool{Name: sm.Tool, ReadOnly: sm.ReadOnly, Destructive: sm.Destructive, NeedsApproval: sm.NeedsApproval}}
 	var entry *tools.Entry
 	if lookup != nil {

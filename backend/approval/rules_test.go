@@ -57,7 +57,6 @@ func TestRulesCanBeSavedEditedAndDeleted(t *testing.T) {
 
 func TestRuleTester(t *testing.T) {
 	e := newEnv(t)
-	e.svc.SetTools(e.reg)
 	if _, err := e.svc.SaveRule(e.ctx, permission.Rule{Behavior: permission.Deny, Command: "rm"}); err != nil {
 		t.Fatal(err)
 	}

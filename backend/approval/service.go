@@ -35,15 +35,16 @@ type Service struct {
 	proc    pidcheck.Owner // this process, in owner_pid and owner_start
 	closing chan struct{}
 
-	mu         sync.Mutex
-	closed     bool
-	waiters    map[string]chan Request // request id → where its decision is delivered
+	// Set once by New.
 	settings   Settings
 	workspaces Workspaces
 	servers    Servers
 	places     Places
 	tools      ToolLookup
-	resumer    Resumer
+
+	mu      sync.Mutex
+	closed  bool
+	waiters map[string]chan Request // request id → where its decision is delivered
 }
 
 var _ tools.Permission = (*Service)(nil)
@@ -58,7 +59,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
 		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
 		waiters: map[string]chan Request{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
-		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools, resumer: cfg.Resumer,
+		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -75,46 +76,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// SetResumer plugs in the chat service once it exists (it is built after the pipeline
-// that uses this authority).
-func (s *Service) SetResumer(r Resumer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.resumer = r
-}
-
-// SetServers plugs in the MCP runtime's server identities.
-func (s *Service) SetServers(v Servers) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.servers = v
-}
-
-// SetPlaces plugs in where the MCP servers' tools read relative paths.
-func (s *Service) SetPlaces(v Places) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.places = v
-}
-
-// SetWorkspaces plugs in the sessions' workspaces (the sandbox).
-func (s *Service) SetWorkspaces(v Workspaces) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.workspaces = v
-}
-
-// SetTools plugs in the tool registry for the rule tester.
-func (s *Service) SetTools(v ToolLookup) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tools = v
-}
-
-func (s *Service) deps() (Workspaces, Servers, ToolLookup, Resumer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.workspaces, s.servers, s.tools, s.resumer
+func (s *Service) deps() (Workspaces, Servers, ToolLookup) {
+	return s.workspaces, s.servers, s.tools
 }
 
 // Close interrupts the requests this process waits for — they stay resumable — and
@@ -335,7 +298,7 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 // arguments (a tool that is gone counts as guessed).
 func (s *Service) describe(r *Request) {
 	r.Guessed = true
-	if _, _, lookup, _ := s.deps(); lookup != nil {
+	if _, _, lookup := s.deps(); lookup != nil {
 		if e, ok := lookup.Lookup(r.Tool); ok {
 			r.Title, r.Guessed = e.Ref().Title, !e.Typed()
 			_, r.Edits = touchesOf(e, r.Args)
@@ -345,7 +308,7 @@ func (s *Service) describe(r *Request) {
 
 // refOf names a registered tool for people; the zero ToolRef for one that is gone.
 func (s *Service) refOf(name string) tools.ToolRef {
-	if _, _, lookup, _ := s.deps(); lookup != nil {
+	if _, _, lookup := s.deps(); lookup != nil {
 		if e, ok := lookup.Lookup(name); ok {
 			return e.Ref()
 		}

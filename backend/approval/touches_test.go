@@ -66,7 +66,6 @@ func TestBuiltinToolSaysWhatItTouches(t *testing.T) {
 	}
 
 	// The rule tester reads the same touches, and says the call is an edit.
-	e.svc.SetTools(e.reg)
 	for args, want := range map[string]permission.Behavior{
 		`{"where":"` + secret + `/c.txt"}`: permission.Deny,
 		`{"path":"` + secret + `/c.txt"}`:  permission.Allow,

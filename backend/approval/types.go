@@ -134,8 +134,8 @@ type SessionMode struct {
 	Own bool `json:"own"`
 }
 
-// PartObserver is what the chat loop's batch observer implements (chat.ApprovalObserver):
-// the approval service writes the session's approval-requested and approval-decided
+// PartObserver is what the chat loop's batch observer implements (chat.ApprovalObserver),
+// reaching Check as the request's Observer: the approval service writes the session's approval-requested and approval-decided
 // parts through it and so moves the session to awaiting-approval and back. data is a
 // Request as JSON.
 type PartObserver interface {
@@ -188,13 +188,6 @@ type ToolLookup interface {
 	Lookup(name string) (*tools.Entry, bool)
 }
 
-// Resumer runs an interrupted call again (the chat service): it sends the call through
-// the pipeline in its session and message — so permission asks again — and continues
-// the answer with its result. It returns once the call is under way.
-type Resumer interface {
-	ResumeCall(ctx context.Context, call tools.Call) error
-}
-
 // Config wires a Service. DB and Bus are required; the rest is optional.
 type Config struct {
 	DB         *store.DB
@@ -204,7 +197,6 @@ type Config struct {
 	Servers    Servers
 	Places     Places
 	Tools      ToolLookup
-	Resumer    Resumer
 	Log        *slog.Logger
 	// PollInterval is how often a waiting call looks at its row for a decision made by
 	// another process on the same database (default 1 s).

@@ -65,18 +65,8 @@ type Service struct {
 	closed bool
 }
 
-// SetTools plugs in the tool system; answers started afterwards use it. nil offers no tools.
-func (s *Service) SetTools(t ToolRunner) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tools = t
-}
-
-func (s *Service) toolRunner() ToolRunner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tools
-}
+// toolRunner is the tool system (Config.Tools, set once); nil offers no tools.
+func (s *Service) toolRunner() ToolRunner { return s.tools }
 
 // New returns the chat service and marks messages left streaming by a dead process as
 // interrupted (their parts are kept).

@@ -27,13 +27,11 @@ func TestTrustReadOnlyHints(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	h := newHarness(t, cold, func(c *Config) { c.DB = db })
-	ap, err := approval.New(ctx, approval.Config{DB: db, Bus: h.bus, Home: dir})
+	ap, err := approval.New(ctx, approval.Config{DB: db, Bus: h.bus, Home: dir, Tools: h.reg, Servers: h.m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ap.Close() })
-	ap.SetTools(h.reg)
-	ap.SetServers(h.m)
 
 	schema := map[string]any{"type": "object"}
 	v := h.save(rawServer(t, "notes", []map[string]any{

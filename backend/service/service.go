@@ -58,8 +58,7 @@ type Services struct {
 	Redact *redact.Set
 	// Providers is the model provider list and the way to a model client (CHAT-1).
 	Providers *llm.Service
-	// Chat is sessions and the agent loop (CHAT-2, CHAT-3); the tool system plugs in
-	// with Chat.SetTools.
+	// Chat is sessions and the agent loop (CHAT-2, CHAT-3) over the tool pipeline.
 	Chat *chat.Service
 	// Approval is the authority over approvals, permission rules, modes and the audit log
 	// (APPR-1..3); it is the tool pipeline's tools.Permission.
@@ -170,33 +169,29 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.MCP.Close)
-	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Toolsets: caps, Log: log, Redact: red})
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.closers = append(s.closers, s.Chat.Close) // runs before the database closes
-	// Built after chat so that it closes first: pending requests become interrupted
-	// (resumable) before chat stops its runs.
-	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log})
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.closers = append(s.closers, s.Approval.Close)
-
 	// The one tool system: every tool (built-in, MCP, meta) runs through this pipeline,
-	// whose permission step is the approval service.
+	// whose permission step is the approval service. The MCP servers' cached tools join
+	// the registry; nothing connects until MCP.Start.
 	s.Tools = tools.NewRegistry()
 	s.ToolPrefs = tools.NewPrefs(db.DB, bus)
-	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled})
-	s.Approval.SetTools(s.Tools)
-	s.Chat.SetTools(approval.Runner{BatchRunner: s.Pipeline})
-	s.Approval.SetResumer(s.Chat)
-	// The MCP servers' cached tools join the registry; nothing connects until MCP.Start.
 	s.MCP.AttachRegistry(ctx, s.Tools)
-	s.Approval.SetServers(s.MCP)
-	s.Approval.SetPlaces(mcpPlaces{s.MCP})
+	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log,
+		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled})
+	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Tools: s.Pipeline,
+		Toolsets: caps, Log: log, Redact: red})
+	if err != nil {
+		s.Approval.Close()
+		s.Close()
+		return nil, err
+	}
+	// Approval closes first (closers run last to first): pending requests become
+	// interrupted (resumable) before chat stops its runs, and chat before the database.
+	s.closers = append(s.closers, s.Chat.Close, s.Approval.Close)
 	if err := s.openCapabilities(ctx); err != nil {
 		s.Close()
 		return nil, apperr.Wrap(err, apperr.Internal, "open capabilities")
@@ -256,6 +251,13 @@ func (s *Services) startWarmer() {
 	s.warm.fired = true
 	s.warm.mu.Unlock()
 	s.MCP.Start()
+}
+
+// ResumeApproval resumes an interrupted approval request: approval marks it resumed (the
+// first window wins) and chat sends its call through the pipeline again, where
+// permission asks afresh.
+func (s *Services) ResumeApproval(ctx context.Context, id, window string) (approval.Request, error) {
+	return s.Approval.Resume(ctx, id, window, s.Chat.ResumeCall)
 }
 
 // Close releases everything in reverse order of opening.

@@ -147,7 +147,7 @@ func TestPendingApprovalSurvivesRestart(t *testing.T) {
 		t.Fatalf("after restart: status %s, runs %d", got.Status, runs.Load())
 	}
 	srv.Enqueue(llmtest.Reply{Text: "Written after all."})
-	if _, err := s.Approval.Resume(ctx, req.ID, "window-b"); err != nil {
+	if _, err := s.ResumeApproval(ctx, req.ID, "window-b"); err != nil {
 		t.Fatal(err)
 	}
 	again := waitPending(t, s, sess.ID)

@@ -415,7 +415,7 @@ func (p *Pipeline) targetNotFound(name string, pool []*record, scope Scope) *app
 }
 
 // runInvoke is tool_invoke: gates, then the target through the same pipeline.
-func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessage, emit func(Progress), depth int) Outcome {
+func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessage, emit func(Progress), obs Observer, depth int) Outcome {
 	in, err := decodeInput[invokeInput](args)
 	if err != nil {
 		return argsInvalid(invokeName, err.Error(), "")
@@ -449,7 +449,7 @@ func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessag
 		b, _ := json.Marshal(in.Arguments)
 		inner.Arguments = string(b)
 	}
-	return p.runOne(ctx, inner, emit, depth+1)
+	return p.runOne(ctx, inner, emit, obs, depth+1)
 }
 
 func (o Outcome) withReason(reason string) Outcome {

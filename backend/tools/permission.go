@@ -44,6 +44,9 @@ type PermissionRequest struct {
 	// Hook is the decision a pre-hook already made (allow or ask), if any; a hook's
 	// deny never reaches the Permission.
 	Hook *Decision
+	// Observer is the batch's observer (nil when nobody listens): the approval service
+	// shows its request and decision parts through it when it can (chat's observer).
+	Observer Observer
 }
 
 // Permission decides whether a call may run (step 5 of the pipeline). The approval

@@ -209,12 +209,12 @@ func (p *Pipeline) runCall(ctx context.Context, call Call, b *batchObserver) (ou
 		out.CallID, out.Name = call.ID, call.Name
 		b.finished(st, out)
 	}()
-	return p.runOne(ctx, call, b.emitter(call.ID, st), 0)
+	return p.runOne(ctx, call, b.emitter(call.ID, st), b.obs, 0)
 }
 
-// runOne is the lifecycle of TOOL-3 for one call. depth is 1 for a call made through
-// tool_invoke.
-func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), depth int) (out Outcome) {
+// runOne is the lifecycle of TOOL-3 for one call. obs is the batch's observer, for the
+// permission step; depth is 1 for a call made through tool_invoke.
+func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), obs Observer, depth int) (out Outcome) {
 	start := time.Now()
 	var waited time.Duration // time spent in Permission (the user deciding) is not the tool's
 	defer func() {
@@ -249,7 +249,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 		return argsInvalid(e.Name, msg, "")
 	}
 	if rec == p.invoke {
-		return p.runInvoke(ctx, call, args, emit, depth)
+		return p.runInvoke(ctx, call, args, emit, obs, depth)
 	}
 
 	ctx = withCall(ctx, call)
@@ -300,7 +300,7 @@ func (p *Pipeline) runOne(ctx context.Context, call Call, emit func(Progress), d
 	var d Decision
 	err := safeCall(func() error {
 		var err error
-		d, err = p.perm.Check(ctx, PermissionRequest{Call: call, Entry: e, Args: args, Hook: hookDecision})
+		d, err = p.perm.Check(ctx, PermissionRequest{Call: call, Entry: e, Args: args, Hook: hookDecision, Observer: obs})
 		return err
 	})
 	waited = time.Since(t)

@@ -697,3 +697,31 @@ type toolRunner interface {
 }
 
 var _ toolRunner = (*tools.Pipeline)(nil)
+
+// TestPermissionSeesTheBatchObserver: the permission step gets the batch's observer in
+// its request (the approval service shows its parts through it); a batch without one
+// gives nil.
+func TestPermissionSeesTheBatchObserver(t *testing.T) {
+	var mu sync.Mutex
+	var seen []tools.Observer
+	reg := tools.NewRegistry()
+	if err := reg.Register(toolstest.Echo("test_echo")); err != nil {
+		t.Fatal(err)
+	}
+	p := tools.NewPipeline(reg, tools.Options{DataDir: t.TempDir(),
+		Permission: tools.PermissionFunc(func(_ context.Context, req tools.PermissionRequest) (tools.Decision, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, req.Observer)
+			return tools.Decision{Behavior: tools.BehaviorAllow}, nil
+		})})
+	scope := toolstest.ChatScope("s1")
+	obs := &toolstest.Recorder{}
+	p.RunBatch(context.Background(), []tools.Call{toolstest.Call("c1", "test_echo", `{"text":"hi"}`, scope)}, obs)
+	p.RunBatch(context.Background(), []tools.Call{toolstest.Call("c3", "test_echo", `{"text":"hi"}`, scope)}, nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != obs || seen[1] != nil {
+		t.Fatalf("permission saw observers %v, want the batch's then none", seen)
+	}
+}
