@@ -401,3 +401,34 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestProgressIsCoalesced(t *testing.T) {
+	es := newEmbedServer(t, 16)
+	f := newFixture(t, es)
+	f.svc.Close()
+	cfg := f.config()
+	cfg.Coalesce = time.Hour // only state changes get through
+	svc, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	f.svc = svc
+	sub := f.bus.Subscribe(1024)
+	defer sub.Close()
+	k := f.create("coalesce", "local/bag")
+	fl, _ := svc.AddText(context.Background(), k.ID, "long.txt", longText(60))
+	f.idle()
+	if got := f.file(fl.ID); got.State != StateDone || got.Chunks < 3*cfg.BatchSize {
+		t.Fatalf("file: %+v", got)
+	}
+	n := 0
+	for len(sub.C) > 0 {
+		if ev := <-sub.C; ev.Type == TypeFileProgress {
+			n++
+		}
+	}
+	if n != 4 { // queued, parsing, embedding, done
+		t.Errorf("%d progress events for one file, want 4", n)
+	}
+}
