@@ -1,8 +1,10 @@
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, useSessionList, useTopic, type AppError, type PermissionRule } from "../api";
+import { useClient, useSessionList, useTopic, type PermissionRule } from "../api";
 import { ErrorView } from "../components/ErrorView";
+import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
+import { useAction } from "../components/useAction";
 import { BEHAVIORS, draftHasCondition, ruleDraft, ruleFromDraft, type RuleDraft } from "./model";
 import { RuleTester } from "./RuleTester";
 
@@ -19,8 +21,6 @@ export function RuleForm({ rule, onDone }: { rule?: PermissionRule; onDone: () =
   const tools = useTopic(client.stores.tools).data?.tools;
   const sessions = useSessionList().data?.sessions ?? [];
   const [draft, setDraft] = useState<RuleDraft>(() => ruleDraft(rule));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<AppError | null>(null);
   const [testing, setTesting] = useState(false);
   const id = useId();
   const ids = { behavior: `${id}-b`, tool: `${id}-tool`, path: `${id}-path`, command: `${id}-cmd`, scope: `${id}-scope`, note: `${id}-note`, tools: `${id}-tools` };
@@ -33,23 +33,18 @@ export function RuleForm({ rule, onDone }: { rule?: PermissionRule; onDone: () =
   const ok = draftHasCondition(draft);
   const current = ruleFromDraft(draft, rule);
 
-  const submit = async (e: FormEvent) => {
+  const save = useAction(async (r: PermissionRule) => {
+    await client.permissions.saveRule(r);
+    onDone();
+  });
+  const { busy, error } = save;
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!ok || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await client.permissions.saveRule(current);
-      onDone();
-    } catch (err) {
-      setError(toAppError(err));
-    } finally {
-      setBusy(false);
-    }
+    if (ok) void save.run(current);
   };
 
   return (
-    <form className="rule-form" onSubmit={(e) => void submit(e)} data-testid="permission-rule-form" autoComplete="off">
+    <form className="rule-form" onSubmit={submit} data-testid="permission-rule-form" autoComplete="off">
       <div className="rule-form__grid">
         <span className="field__label" id={ids.behavior}>
           {t("permissions.rule.behavior")}
@@ -64,10 +59,7 @@ export function RuleForm({ rule, onDone }: { rule?: PermissionRule; onDone: () =
         </div>
         <p className="field__help rule-form__span">{t(`permissions.behaviorHelp.${draft.behavior}`)}</p>
 
-        <label htmlFor={ids.tool} className="field__label">
-          {t("permissions.rule.tool")}
-        </label>
-        <div>
+        <Field id={ids.tool} label={t("permissions.rule.tool")} help={t("permissions.rule.toolHelp")}>
           <input
             id={ids.tool}
             className="input mono"
@@ -82,24 +74,15 @@ export function RuleForm({ rule, onDone }: { rule?: PermissionRule; onDone: () =
               <option key={s} value={s} />
             ))}
           </datalist>
-          <p className="field__help">{t("permissions.rule.toolHelp")}</p>
-        </div>
+        </Field>
 
-        <label htmlFor={ids.path} className="field__label">
-          {t("permissions.rule.path")}
-        </label>
-        <div>
+        <Field id={ids.path} label={t("permissions.rule.path")} help={t("permissions.rule.pathHelp")}>
           <input id={ids.path} className="input mono" value={draft.path} placeholder="~/projects/**, **/.env" onChange={(e) => set("path", e.target.value)} data-testid="rule-path" />
-          <p className="field__help">{t("permissions.rule.pathHelp")}</p>
-        </div>
+        </Field>
 
-        <label htmlFor={ids.command} className="field__label">
-          {t("permissions.rule.command")}
-        </label>
-        <div>
+        <Field id={ids.command} label={t("permissions.rule.command")} help={t("permissions.rule.commandHelp")}>
           <input id={ids.command} className="input mono" value={draft.command} placeholder="git status" onChange={(e) => set("command", e.target.value)} data-testid="rule-command" />
-          <p className="field__help">{t("permissions.rule.commandHelp")}</p>
-        </div>
+        </Field>
 
         <label htmlFor={ids.scope} className="field__label">
           {t("permissions.rule.scope")}
