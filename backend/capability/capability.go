@@ -103,6 +103,9 @@ type Command struct {
 
 // Terminal is what a command runs with.
 type Terminal struct {
+	// Dir is the terminal's working directory, where relative paths among the arguments
+	// start (a command run inside the owner runs in another process's directory).
+	Dir    string
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer

@@ -128,7 +128,8 @@ func capabilityCommands(l capability.List) []Command {
 						s.Close()
 					}
 				}()
-				t := capability.Terminal{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+				wd, _ := os.Getwd()
+				t := capability.Terminal{Dir: wd, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 					Open: func(ctx context.Context) (capability.Env, error) {
 						if s == nil {
 							opened, err := env.Open(ctx)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 
@@ -25,6 +26,9 @@ import (
 type runRequest struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`
+	// Dir is the terminal's working directory: relative paths among Args start there,
+	// not in the owner's.
+	Dir string `json:"dir,omitempty"`
 }
 
 // runFrame is one piece of a command's output, or its end (Done, with its error).
@@ -42,7 +46,8 @@ func runInOwner(ctx context.Context, env *Env, c *owner.Client, name string, arg
 	if args == nil {
 		args = []string{}
 	}
-	body, _ := json.Marshal(runRequest{Name: name, Args: args})
+	dir, _ := os.Getwd()
+	body, _ := json.Marshal(runRequest{Name: name, Args: args, Dir: dir})
 	resp, err := c.Post(ctx, "/control/run", body)
 	if err != nil {
 		return err
@@ -126,6 +131,7 @@ func (h *Hosting) serveRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := capability.Terminal{
+		Dir:    req.Dir,
 		Stdin:  strings.NewReader(""),
 		Stdout: frameStream{f: f},
 		Stderr: frameStream{f: f, err: true},

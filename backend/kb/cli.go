@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -36,14 +37,14 @@ func command() capability.Command {
 			}
 			// the services' own KB service when it runs (one ingest worker per database)
 			if svc, ok := env.Opened.(*Service); ok && svc != nil {
-				return RunCommand(ctx, svc, args, term.Stdout, term.Stderr)
+				return RunCommand(ctx, svc, term.Dir, args, term.Stdout, term.Stderr)
 			}
 			svc, err := OpenEnv(ctx, env)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			return RunCommand(ctx, svc, args, term.Stdout, term.Stderr)
+			return RunCommand(ctx, svc, term.Dir, args, term.Stdout, term.Stderr)
 		}}
 }
 
@@ -60,8 +61,8 @@ type cmdFlags struct {
 	ignore             multi
 }
 
-// RunCommand runs `cairn kb ARGS` on svc.
-func RunCommand(ctx context.Context, svc *Service, args []string, stdout, stderr io.Writer) error {
+// RunCommand runs `cairn kb ARGS` on svc; relative paths start in dir (the terminal's).
+func RunCommand(ctx context.Context, svc *Service, dir string, args []string, stdout, stderr io.Writer) error {
 	f := flag.NewFlagSet("kb", flag.ContinueOnError)
 	f.SetOutput(stderr)
 	var o cmdFlags
@@ -83,6 +84,13 @@ func RunCommand(ctx context.Context, svc *Service, args []string, stdout, stderr
 	n, ok := need[sub]
 	if !ok || len(rest) < n {
 		return apperr.New(apperr.InvalidArgument, "%s", usage)
+	}
+	if sub == "add" && dir != "" {
+		for i, p := range rest[1:] {
+			if !filepath.IsAbs(p) {
+				rest[1+i] = filepath.Join(dir, p)
+			}
+		}
 	}
 	return runSub(ctx, svc, sub, rest, o, stdout)
 }

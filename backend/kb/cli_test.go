@@ -25,13 +25,14 @@ func TestCommand(t *testing.T) {
 	cli := func(args ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer
-		if err := RunCommand(ctx, f.svc, args, &out, &errb); err != nil {
+		if err := RunCommand(ctx, f.svc, dir, args, &out, &errb); err != nil {
 			t.Fatalf("kb %v: %v (%s)", args, err, errb.String())
 		}
 		return out.String()
 	}
 	cli("create", "docs")
-	if out := cli("add", "docs", dir); !strings.Contains(out, "garden.md") || !strings.Contains(out, "done") {
+	// a relative path starts in the terminal's directory, not in this process's
+	if out := cli("add", "docs", "garden.md", "db.md"); !strings.Contains(out, "garden.md") || !strings.Contains(out, "done") {
 		t.Errorf("add: %s", out)
 	}
 	var hits []Hit
@@ -47,10 +48,10 @@ func TestCommand(t *testing.T) {
 	}
 	cli("rm", "docs")
 	var out, errb bytes.Buffer
-	if err := RunCommand(ctx, f.svc, []string{"files", "docs"}, &out, &errb); apperr.From(err).Code != apperr.KBNotFound {
+	if err := RunCommand(ctx, f.svc, dir, []string{"files", "docs"}, &out, &errb); apperr.From(err).Code != apperr.KBNotFound {
 		t.Errorf("files after rm: %v", err)
 	}
-	if err := RunCommand(ctx, f.svc, []string{"bogus"}, &out, &errb); apperr.From(err).Code != apperr.InvalidArgument {
+	if err := RunCommand(ctx, f.svc, dir, []string{"bogus"}, &out, &errb); apperr.From(err).Code != apperr.InvalidArgument {
 		t.Errorf("unknown subcommand: %v", err)
 	}
 }
