@@ -1,8 +1,10 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, type AppError, type Model, type Preset, type Provider, type ProviderInput } from "../api";
+import { useClient, type Model, type Preset, type Provider, type ProviderInput } from "../api";
 import { ErrorView } from "../components/ErrorView";
+import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
+import { useAction } from "../components/useAction";
 import { ModelsEditor } from "./ModelsEditor";
 
 export interface ProviderFormProps {
@@ -53,8 +55,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   const [models, setModels] = useState<Model[]>(provider?.models ?? preset?.models ?? []);
   const [defaultModel, setDefaultModel] = useState(provider?.defaultModel ?? preset?.models?.[0]?.id ?? "");
   const [dirty, setDirty] = useState(!provider);
-  const [busy, setBusy] = useState<"save" | "fetch" | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
+  const [doing, setDoing] = useState<"save" | "fetch">("save");
   const [fetched, setFetched] = useState<number | null>(null);
 
   const presetId = provider?.preset ?? preset?.id ?? "custom";
@@ -89,36 +90,32 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
     return saved;
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy("save");
-    setError(null);
-    try {
+  // Save and fetch share one busy state and one error: one runs at a time.
+  const action = useAction(async (what: "save" | "fetch") => {
+    if (what === "save") {
       onDone(await persist());
-    } catch (err) {
-      setError(toAppError(err));
-    } finally {
-      setBusy(null);
+      return;
     }
-  };
-
-  const fetchModels = async () => {
-    setBusy("fetch");
-    setError(null);
     setFetched(null);
-    try {
-      const p = !id || dirty || key.trim() ? await persist() : stored!;
-      const got = await client.providers.fetchModels(p.id);
-      setStored(got);
-      setModels(got.models);
-      setDefaultModel(got.defaultModel);
-      setFetched(got.models.length);
-    } catch (err) {
-      setError(toAppError(err));
-    } finally {
-      setBusy(null);
-    }
+    const p = !id || dirty || key.trim() ? await persist() : stored!;
+    const got = await client.providers.fetchModels(p.id);
+    setStored(got);
+    setModels(got.models);
+    setDefaultModel(got.defaultModel);
+    setFetched(got.models.length);
+  });
+  const busy = action.busy ? doing : null;
+  const error = action.error;
+  const start = (what: "save" | "fetch") => {
+    if (action.busy) return;
+    setDoing(what);
+    void action.run(what);
   };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    start("save");
+  };
+  const fetchModels = () => start("fetch");
 
   const keyStatus = stored?.keySet
     ? stored.keyLast4
@@ -129,12 +126,10 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
       : t("providers.key.notNeeded");
 
   return (
-    <form className="provider-form" onSubmit={(e) => void submit(e)} data-testid="provider-form" autoComplete="off">
+    <form className="provider-form" onSubmit={submit} data-testid="provider-form" autoComplete="off">
       <div className="provider-form__grid">
-        <label htmlFor={ids.name} className="field__label">
-          {t("providers.form.name")}
-        </label>
-        <input
+        <Field id={ids.name} label={t("providers.form.name")}>
+          <input
           id={ids.name}
           className="input"
           value={name}
@@ -142,12 +137,11 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
           required
           onChange={(e) => edit(setName)(e.target.value)}
           data-testid="provider-name"
-        />
+          />
+        </Field>
 
-        <label htmlFor={ids.url} className="field__label">
-          {t("providers.form.baseUrl")}
-        </label>
-        <input
+        <Field id={ids.url} label={t("providers.form.baseUrl")}>
+          <input
           id={ids.url}
           className="input"
           type="url"
@@ -156,7 +150,8 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
           spellCheck={false}
           onChange={(e) => edit(setBaseUrl)(e.target.value)}
           data-testid="provider-base-url"
-        />
+          />
+        </Field>
 
         <label htmlFor={ids.key} className="field__label">
           {t("providers.form.apiKey")}
@@ -228,7 +223,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
           <button
             type="button"
             className="btn btn--small"
-            onClick={() => void fetchModels()}
+            onClick={fetchModels}
             disabled={busy !== null || !baseUrl.trim() || !name.trim()}
             data-testid="provider-fetch-models"
           >
