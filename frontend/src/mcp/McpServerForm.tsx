@@ -1,8 +1,9 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, type AppError, type McpCredential, type McpServerView, type McpTestReport, type McpTransport } from "../api";
+import { useClient, type AppError, type McpCredential, type McpServerView, type McpTestReport, type McpTransport } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
+import { useAction } from "../components/useAction";
 import { McpTestReportView } from "./McpTestReport";
 import { fromDraft, newVar, secondsToMs, toDraft, type ServerDraft, type VarDraft } from "./model";
 
@@ -18,8 +19,7 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
   const { t } = useTranslation("settings");
   const client = useClient();
   const [draft, setDraft] = useState<ServerDraft>(() => toDraft(server));
-  const [busy, setBusy] = useState<"save" | "test" | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
+  const [doing, setDoing] = useState<"save" | "test">("save");
   const [report, setReport] = useState<McpTestReport | null>(null);
   const [warnings, setWarnings] = useState<AppError[]>([]);
   const [credentials, setCredentials] = useState<McpCredential[]>(server?.credentials ?? []);
@@ -43,44 +43,38 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
   const badCall = Number.isNaN(secondsToMs(draft.callTimeout));
   const canSubmit = draft.name.trim() !== "" && !badConnect && !badCall;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!canSubmit || busy) return;
-    setBusy("save");
-    setError(null);
-    try {
-      const saved = await client.mcp.save(fromDraft(draft));
-      if (saved.warnings?.length) {
-        // Saved, but some values look like credentials Cairn could not move: stay open to say so.
-        setWarnings(saved.warnings);
-        setDraft(toDraft(saved));
-        setCredentials(saved.credentials ?? []);
-        return;
-      }
-      onDone(saved);
-    } catch (err) {
-      setError(toAppError(err));
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const test = async () => {
-    if (!canSubmit || busy) return;
-    setBusy("test");
-    setError(null);
-    setReport(null);
-    try {
+  // Save and test share one busy state and one error: one runs at a time.
+  const action = useAction(async (what: "save" | "test") => {
+    if (what === "test") {
+      setReport(null);
       setReport(await client.mcp.test(fromDraft(draft)));
-    } catch (err) {
-      setError(toAppError(err));
-    } finally {
-      setBusy(null);
+      return;
     }
+    const saved = await client.mcp.save(fromDraft(draft));
+    if (saved.warnings?.length) {
+      // Saved, but some values look like credentials Cairn could not move: stay open to say so.
+      setWarnings(saved.warnings);
+      setDraft(toDraft(saved));
+      setCredentials(saved.credentials ?? []);
+      return;
+    }
+    onDone(saved);
+  });
+  const busy = action.busy ? doing : null;
+  const error = action.error;
+  const start = (what: "save" | "test") => {
+    if (!canSubmit || action.busy) return;
+    setDoing(what);
+    void action.run(what);
   };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    start("save");
+  };
+  const test = () => start("test");
 
   return (
-    <form className="mcp-form" onSubmit={(e) => void submit(e)} data-testid="mcp-form" autoComplete="off">
+    <form className="mcp-form" onSubmit={submit} data-testid="mcp-form" autoComplete="off">
       <div className="mcp-form__grid">
         <label htmlFor={ids.name} className="field__label">
           {t("mcp.form.name")}
@@ -269,7 +263,7 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
       {report && <McpTestReportView report={report} onClose={() => setReport(null)} />}
 
       <div className="mcp-form__actions">
-        <button type="button" className="btn" onClick={() => void test()} disabled={!canSubmit} aria-disabled={busy !== null || undefined} data-testid="mcp-form-test">
+        <button type="button" className="btn" onClick={test} disabled={!canSubmit} aria-disabled={busy !== null || undefined} data-testid="mcp-form-test">
           {busy === "test" && <span className="spinner" aria-hidden="true" />}
           {busy === "test" ? t("mcp.testing") : t("mcp.test")}
         </button>
