@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,10 +26,17 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 const desktopBuild = true
+
+// appIcon is the window's and the taskbar's icon on Linux (Windows and macOS take theirs
+// from the executable's resources and the bundle, which wails build makes from build/).
+//
+//go:embed build/linux/icons/256x256/cairn.png
+var appIcon []byte
 
 // eventName is the one Wails event channel every backend event travels on.
 const eventName = "cairn:event"
@@ -106,6 +114,7 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		Height:             800,
 		MinWidth:           720,
 		MinHeight:          480,
+		Linux:              &linux.Options{Icon: appIcon, ProgramName: "cairn"},
 		AssetServer: &assetserver.Options{
 			Assets:     env.Deps.Assets,
 			Middleware: page,
@@ -211,6 +220,7 @@ func showStartupFailure(ctx context.Context, env *cli.Env, openErr error, dataDi
 		Title:       "Cairn",
 		Width:       760,
 		Height:      520,
+		Linux:       &linux.Options{Icon: appIcon, ProgramName: "cairn"},
 		AssetServer: &assetserver.Options{Assets: env.Deps.Assets, Middleware: server.SecurityHeaders},
 		OnStartup: func(wctx context.Context) {
 			window.Store(&wctx)
