@@ -41,6 +41,7 @@ type Process struct {
 	stdout io.ReadCloser
 	pgid   int
 	reg    *Registry
+	job    *job // Windows: the job object the child's tree runs in
 
 	done    chan struct{} // closed when the leader has exited and been reaped
 	waitErr error
@@ -69,7 +70,13 @@ func Start(spec Spec) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, stdin: stdin, stdout: stdout, pgid: cmd.Process.Pid, reg: spec.Registry, done: make(chan struct{})}
+	j, err := newJob(cmd.Process.Pid)
+	if err != nil {
+		_ = cmd.Process.Kill() // a child outside a job could outlive Cairn
+		_ = cmd.Wait()
+		return nil, err
+	}
+	p := &Process{cmd: cmd, stdin: stdin, stdout: stdout, pgid: cmd.Process.Pid, reg: spec.Registry, job: j, done: make(chan struct{})}
 	if p.reg != nil {
 		p.reg.add(p.pgid)
 	}
@@ -144,6 +151,7 @@ func (p *Process) stop(grace time.Duration) error {
 		if p.reg != nil {
 			p.reg.remove(p.pgid)
 		}
+		p.job.close()
 	}()
 	_ = p.stdin.Close()
 	wait := func(d time.Duration) bool {
@@ -162,7 +170,7 @@ func (p *Process) stop(grace time.Duration) error {
 		exited = wait(grace)
 	}
 	// Whether or not the leader went on its own, make sure nothing of the group survives.
-	_ = signalGroup(p.pgid, sigKill)
+	p.KillGroup()
 	if !exited && !wait(5*time.Second) {
 		return fmt.Errorf("process %d did not exit after SIGKILL", p.pgid)
 	}
@@ -177,7 +185,10 @@ func (p *Process) stop(grace time.Duration) error {
 
 // KillGroup sends SIGKILL to the whole process group at once (after a crash of the
 // leader, to reap what it started).
-func (p *Process) KillGroup() { _ = signalGroup(p.pgid, sigKill) }
+func (p *Process) KillGroup() {
+	_ = signalGroup(p.pgid, sigKill)
+	p.job.kill()
+}
 
 // ErrNotFound is wrapped by LookPath's error when no executable was found.
 var ErrNotFound = errors.New("executable file not found")
