@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/cairn-app/cairn/backend/buildinfo.version=$(VERSION)
 WAILS_TAGS := webkit2_41
 export GOFLAGS ?= -mod=mod
 
-.PHONY: run test deps deps-run frontend cli desktop test-go test-frontend test-e2e test-desktop vet gen bench clean
+.PHONY: run test deps deps-run frontend cli desktop test-go test-frontend test-e2e test-desktop vet gen bench clean cross package package-linux package-windows test-package
 
 ## run: install what is missing, build the frontend and the desktop app, open it
 ##      (with no display: start `cairn serve` and print its URL).
@@ -20,7 +20,7 @@ run: deps-run frontend desktop cli
 
 ## test: every test — go vet, Go tests with -race (real keyring), frontend typecheck and
 ##       Vitest, end-to-end in Chromium, desktop smoke under Xvfb.
-test: deps frontend cli vet test-go test-frontend test-e2e test-desktop
+test: deps frontend cli vet cross test-go test-frontend test-e2e test-desktop test-package
 	@echo "make test: all suites passed"
 
 deps:
@@ -39,6 +39,44 @@ cli:
 ## desktop: the Wails desktop app at build/bin/cairn.
 desktop: frontend
 	$(GO) tool wails build -m -s -skipbindings -tags $(WAILS_TAGS) -ldflags "$(LDFLAGS)"
+
+## cross: the CLI + serve binary (no cgo) and go vet for every platform Cairn ships on, so a
+##        platform's file that breaks another platform fails here.
+CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+cross:
+	@set -e; for p in $(CROSS); do \
+		echo "cross: $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null . ; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./... ; \
+	done
+
+## package: the Linux packages (version from git: v1.2.0-3-gabc is 1.2.0+3.gabc) (.deb, .rpm, .tar.gz) of the desktop app and the Windows
+##          cairn.exe with its NSIS installer, in build/bin/. macOS is built on a Mac:
+##          `go tool wails build -platform darwin/universal -ldflags "$(LDFLAGS)"`.
+PKG_VERSION = $(shell echo '$(VERSION)' | sed -e 's/^v//' -e '/^[0-9][0-9]*\./!s/^/0.0.0~git/' -e 's/-/+/' -e 's/-/./g')
+PKG_ARCH := $(shell $(GO) env GOARCH)
+package: package-linux package-windows
+
+package-linux: desktop
+	VERSION=$(PKG_VERSION) ARCH=$(PKG_ARCH) $(GO) tool nfpm package -f build/linux/nfpm.yaml -p deb -t build/bin/
+	VERSION=$(PKG_VERSION) ARCH=$(PKG_ARCH) $(GO) tool nfpm package -f build/linux/nfpm.yaml -p rpm -t build/bin/
+	rm -rf build/bin/tar && mkdir -p build/bin/tar/cairn-$(PKG_VERSION)/share/applications
+	cp build/bin/cairn build/bin/tar/cairn-$(PKG_VERSION)/
+	cp build/linux/cairn.desktop build/bin/tar/cairn-$(PKG_VERSION)/share/applications/
+	cp -r build/linux/icons build/bin/tar/cairn-$(PKG_VERSION)/share/icons
+	tar -C build/bin/tar -czf build/bin/cairn-$(PKG_VERSION)-linux-$(PKG_ARCH).tar.gz cairn-$(PKG_VERSION)
+	rm -rf build/bin/tar
+
+## package-windows: cairn.exe and its installer (makensis from Debian's nsis); the Windows
+##                  build of Wails needs no cgo. Built in build/windows-bin/ so the Linux
+##                  binary in build/bin/ stays.
+package-windows: frontend
+	$(GO) tool wails build -m -s -skipbindings -platform windows/amd64 -nsis -ldflags "$(LDFLAGS)" -o cairn.exe
+
+## test-package: the .deb installed, run and removed; the .rpm's file list; the Windows
+##               binary and installer.
+test-package: package
+	.ci/package-test.sh
 
 ## gen: the frontend's wire types (frontend/src/api/generated.ts) from the facade's Go
 ##      types; run it after changing a facade method, a type it carries or app_events.go.

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -173,7 +172,11 @@ func TestCrashRestartsWithBackoff(t *testing.T) {
 	h.m.Start()
 	v = h.wait(v.ID, 30*time.Second, "ready", ready)
 	pid := v.Status.Pid
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	leader, err := os.FindProcess(pid) // Kill is SIGKILL, and it compiles on Windows too
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leader.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	e := h.wait(v.ID, 10*time.Second, "error after crash", func(v ServerView) bool { return v.Status.State == StateError })
