@@ -60,7 +60,7 @@ describe("approval: one dialog in every tab, the first decision wins", { timeout
   async function expectDialog(page) {
     const dialog = page.getByTestId("approval-dialog");
     await dialog.waitFor();
-    assert.match(await dialog.innerText(), new RegExp(render(msg(en.chat, "approval.title"), { tool: "everything › toggleSubscriberUpdates" }).replace(/[?]/g, "\\?")));
+    assert.match(await dialog.innerText(), new RegExp(render(msg(en.chat, "approval.title"), { tool: `everything › ${TOOL}` }).replace(/[?]/g, "\\?")));
     assert.equal((await dialog.locator(".approval__tool code").innerText()).trim(), wire);
     assert.equal((await dialog.getByTestId("approval-args").textContent()).trim(), "{}");
     assert.match(await dialog.getByTestId("approval-context").innerText(), /Approval e2e/);
