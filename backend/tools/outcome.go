@@ -312,9 +312,17 @@ func cutPreview(s string, n int) string {
 	return cut
 }
 
+// firstLine is the first non-empty line of s, trimmed, cut to about n bytes: many MCP
+// descriptions start with a newline or indentation, and their first line would read blank.
 func firstLine(s string, n int) string {
+	for line := range strings.Lines(s) {
+		if t := strings.TrimSpace(line); t != "" {
+			s = t
+			break
+		}
+	}
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+		s = strings.TrimSpace(s[:i])
 	}
 	if len(s) > n {
 		s = cutPreview(s, n) + "…"
