@@ -117,6 +117,22 @@ func (p *parser) xmlReader(r io.Reader) *xmlReader {
 	return &xmlReader{d: d, max: p.opts.MaxXMLDepth, name: p.name}
 }
 
+// each hands every token to fn until the end of the document or the first error.
+func (x *xmlReader) each(fn func(xml.Token) error) error {
+	for {
+		t, err := x.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+}
+
 // next returns the next token, or io.EOF at the end; other errors are doc errors.
 func (x *xmlReader) next() (xml.Token, error) {
 	t, err := x.d.Token()

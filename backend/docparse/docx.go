@@ -86,17 +86,8 @@ func (p *parser) docx() (*Document, error) {
 	s := &docxState{b: &builder{max: p.opts.MaxText}, styles: styles, page: 1}
 	s.b.pageBreak(1)
 	x := p.xmlReader(rc)
-	for {
-		t, err := x.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := s.token(t); err != nil {
-			return nil, err
-		}
+	if err := x.each(s.token); err != nil {
+		return nil, err
 	}
 	doc := &Document{Blocks: s.b.blocks, Title: a.xmlFirst("docProps/core.xml", "title"), Pages: pagesOf(s.page)}
 	return doc, nil

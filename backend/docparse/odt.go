@@ -3,7 +3,6 @@ package docparse
 import (
 	"bytes"
 	"encoding/xml"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -36,17 +35,8 @@ func (p *parser) odt() (*Document, error) {
 	defer rc.Close()
 	s := &odtState{b: &builder{max: p.opts.MaxText}}
 	x := p.xmlReader(rc)
-	for {
-		t, err := x.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := s.token(t); err != nil {
-			return nil, err
-		}
+	if err := x.each(s.token); err != nil {
+		return nil, err
 	}
 	return &Document{Blocks: s.b.blocks, Title: a.xmlFirst("meta.xml", "title")}, nil
 }
