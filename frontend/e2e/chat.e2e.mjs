@@ -124,7 +124,13 @@ describe("chat: providers, streaming, stop, errors, tabs, tools", { timeout: SUI
         const sessionId = await view.getAttribute("data-session-id");
         await page.getByTestId("session-model").selectOption("fake-markdown");
         await page.waitForFunction(() => document.querySelector('[data-testid="session-model"]')?.value === "fake-markdown");
-        assert.equal((await server.result("GetSession", sessionId)).session.model, "fake-markdown");
+        // The picker shows the choice at once; the backend stores it a moment later.
+        let storedModel = "";
+        for (let i = 0; i < 50 && storedModel !== "fake-markdown"; i++) {
+          storedModel = (await server.result("GetSession", sessionId)).session.model;
+          if (storedModel !== "fake-markdown") await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(storedModel, "fake-markdown");
 
         await recordStream(page);
         await sendWithEnter(page, "Show me a table, some Go and some math.");
