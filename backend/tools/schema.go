@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +44,7 @@ func compileSchema(raw json.RawMessage, lenient bool) (json.RawMessage, *jsonsch
 	if lenient && !supportedDraft(s.Schema) {
 		s.Schema = "" // e.g. draft-04 from an older MCP server: validate as 2020-12
 	}
+	optionalDefaults(&s)
 	rs, err := s.Resolve(nil)
 	if err != nil {
 		if lenient {
@@ -61,8 +64,93 @@ func supportedDraft(v string) bool {
 	return false
 }
 
-// validateArgs checks parsed arguments against a resolved schema and returns a message
-// the model can act on: which field, what was expected.
+// optionalDefaults drops from every "required" list of s (and of its subschemas) the
+// properties that have a default. Schemas generated from zod (`z.string().default("x")`:
+// Playwright, Kubernetes, Firecrawl) list such fields as required, yet the server fills
+// in a missing one and accepts the call; so do the MCP SDKs' servers (zod's parse in the
+// TypeScript SDK, pydantic in Python's, go-sdk's ApplyDefaults before Validate). Cairn's
+// check must not refuse a call the server would take. Only the copy used for validation
+// changes: the model still reads the schema as the server wrote it.
+func optionalDefaults(s *Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Required) > 0 && len(s.Properties) > 0 {
+		s.Required = slices.DeleteFunc(slices.Clone(s.Required), func(name string) bool {
+			p := s.Properties[name]
+			return p != nil && len(p.Default) > 0
+		})
+	}
+	eachSubschema(s, optionalDefaults)
+}
+
+// applyDefaults gives every missing property of an object v that has a default in s its
+// default, in objects and arrays of objects the arguments hold, as zod's parse does. It
+// is not jsonschema-go's Resolved.ApplyDefaults, which skips required properties (the
+// very ones zod marks required) and creates absent optional objects to put their
+// properties' defaults in, whose required fields then fail a call the server accepts.
+func applyDefaults(s *Schema, v any, depth int) {
+	if s == nil || depth > 32 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for name, p := range s.Properties {
+			if p == nil {
+				continue
+			}
+			val, present := x[name]
+			if !present && len(p.Default) > 0 {
+				if json.Unmarshal(p.Default, &val) != nil {
+					continue // Validate says what is missing
+				}
+				x[name] = val
+			}
+			applyDefaults(p, val, depth+1)
+		}
+	case []any:
+		for _, e := range x {
+			applyDefaults(s.Items, e, depth+1)
+		}
+	}
+}
+
+// Schema is jsonschema.Schema; the short name keeps the walkers readable.
+type Schema = jsonschema.Schema
+
+var (
+	schemaPtrType   = reflect.TypeFor[*Schema]()
+	schemaSliceType = reflect.TypeFor[[]*Schema]()
+	schemaMapType   = reflect.TypeFor[map[string]*Schema]()
+)
+
+// eachSubschema calls f on every immediate subschema of s (properties, items, $defs,
+// allOf, if/then/else, …): every field of one of the three schema-holding types, so a
+// keyword jsonschema-go adds later is walked too.
+func eachSubschema(s *Schema, f func(*Schema)) {
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		fv := v.Field(i)
+		switch fv.Type() {
+		case schemaPtrType:
+			f(fv.Interface().(*Schema))
+		case schemaSliceType:
+			for _, c := range fv.Interface().([]*Schema) {
+				f(c)
+			}
+		case schemaMapType:
+			for _, c := range fv.Interface().(map[string]*Schema) {
+				f(c)
+			}
+		}
+	}
+}
+
+// validateArgs checks parsed arguments against a resolved schema the way the MCP SDKs'
+// servers do: missing properties that have a default get it (see applyDefaults), then
+// the result is validated. It returns a message the model can act on: which field, what
+// was expected. v is changed in place; the arguments sent to the tool stay the caller's
+// own text, since the server applies its defaults itself.
 func validateArgs(rs *jsonschema.Resolved, v any) (msg string, ok bool) {
 	if rs == nil {
 		return "", true
@@ -74,6 +162,7 @@ func validateArgs(rs *jsonschema.Resolved, v any) (msg string, ok bool) {
 				err = nil // a validator bug must not fail the call; the tool validates too
 			}
 		}()
+		applyDefaults(rs.Schema(), v, 0)
 		err = rs.Validate(v)
 	}()
 	if err == nil {

@@ -127,3 +127,68 @@ func TestSchemaPathToField(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateArgsAppliesDefaults: fields that are required and have a default (as zod
+// writes them: Playwright, Kubernetes, Firecrawl) may be left out, as the servers accept
+// such calls; everything else is checked as before, the defaults included.
+func TestValidateArgsAppliesDefaults(t *testing.T) {
+	const schema = `{"type":"object","properties":{
+		"type":{"type":"string","enum":["png","jpeg"],"default":"png"},
+		"namespace":{"type":"string","default":"default"},
+		"url":{"type":"string"},
+		"scrapeOptions":{"type":"object","properties":{
+			"formats":{"type":"array","items":{"type":"string"},"default":["markdown"]},
+			"onlyMainContent":{"type":"boolean","default":true},
+			"waitFor":{"type":"integer"}
+		},"required":["formats","onlyMainContent","waitFor"]},
+		"actions":{"type":"array","items":{"type":"object","properties":{
+			"kind":{"type":"string","default":"wait"},"ms":{"type":"integer"}},"required":["kind","ms"]}},
+		"quality":{"type":"integer"}
+	},"required":["type","namespace","url"],"additionalProperties":false,
+	"if":{"properties":{"type":{"const":"jpeg"}}},"then":{"required":["quality"]}}`
+	_, rs, err := compileSchema(json.RawMessage(schema), true)
+	if err != nil || rs == nil {
+		t.Fatalf("compile: %v (validator %v)", err, rs != nil)
+	}
+	tests := []struct {
+		name, args string
+		want       string // "" = valid
+	}{
+		{"required fields with defaults left out", `{"url":"https://x"}`, ""},
+		{"given explicitly", `{"type":"jpeg","quality":80,"namespace":"kube-system","url":"https://x"}`, ""},
+		{"required without default still required", `{"type":"png"}`, `missing required field "url"`},
+		{"a given value is still checked", `{"type":"gif","url":"https://x"}`, `field "type": must be one of [png jpeg]`},
+		{"wrong type of a defaulted field", `{"namespace":3,"url":"https://x"}`, `field "namespace": expected string, got integer`},
+		{"nested defaults fill a given object", `{"url":"u","scrapeOptions":{"waitFor":5}}`, ""},
+		{"nested required without default", `{"url":"u","scrapeOptions":{}}`, `missing required field "scrapeOptions.waitFor"`},
+		{"unknown fields still refused", `{"url":"u","tpye":"png"}`, `unknown field "tpye" (not in the tool's schema)`},
+		{"an absent optional object stays absent", `{"url":"u","actions":[]}`, ""},
+		{"defaults inside array items", `{"url":"u","actions":[{"ms":5}]}`, ""},
+		{"array items still checked", `{"url":"u","actions":[{"kind":"wait"}]}`, `missing required field "actions[].ms"`},
+		{"the default takes part in conditions", `{"url":"u"}`, ""},
+		{"the condition holds for a given value", `{"url":"u","type":"jpeg"}`, `missing required field "quality"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.args), &v); err != nil {
+				t.Fatal(err)
+			}
+			msg, ok := validateArgs(rs, v)
+			if tt.want == "" {
+				if !ok {
+					t.Fatalf("rejected args the server accepts: %s", msg)
+				}
+				return
+			}
+			if ok || msg != tt.want {
+				t.Fatalf("message = %q, want %q", msg, tt.want)
+			}
+		})
+	}
+	// The schema the model reads is the server's, untouched.
+	params, _, _ := compileSchema(json.RawMessage(schema), true)
+	if !strings.Contains(string(params), `"required":["type","namespace","url"]`) {
+		t.Fatalf("the offered schema changed: %s", params)
+	}
+}
