@@ -88,6 +88,8 @@ const (
 	ToolStopped         Code = "tool_stopped"
 	ToolTimeout         Code = "tool_timeout"
 	ToolNotInspected    Code = "tool_not_inspected"
+	// ToolNeedsDirectCall is no longer produced (tool_invoke runs gated tools through the
+	// same approval); it stays so that errors stored in older conversations still read.
 	ToolNeedsDirectCall Code = "tool_requires_direct_call"
 	ToolResultSpill     Code = "tool_result_spill_failed"
 

@@ -18,20 +18,12 @@ const (
 )
 
 // ToolCost is one candidate tool's folding policy and the prompt tokens of its definition.
+// Whether the tool needs approval does not matter here: a folded tool is called through
+// tool_invoke, which runs it through the same permission step as a direct call.
 type ToolCost struct {
-	Name          string
-	Defer         Defer
-	NeedsApproval bool
-	Tokens        int
-}
-
-// effectiveDefer forces approval-gated tools to DeferNever, so folding can never take a
-// tool out of reach of the approval gate.
-func (c ToolCost) effectiveDefer() Defer {
-	if c.NeedsApproval {
-		return DeferNever
-	}
-	return c.Defer
+	Name   string
+	Defer  Defer
+	Tokens int
 }
 
 // ShouldDefer decides whether the auto tools are folded. All three gates must pass:
@@ -47,7 +39,7 @@ func ShouldDefer(costs []ToolCost, contextWindow, metaTokens int) bool {
 	}
 	autoTokens, autoCount, always := 0, 0, false
 	for _, c := range costs {
-		switch c.effectiveDefer() {
+		switch c.Defer {
 		case DeferAuto:
 			autoTokens += c.Tokens
 			autoCount++
@@ -65,12 +57,12 @@ func ShouldDefer(costs []ToolCost, contextWindow, metaTokens int) bool {
 }
 
 // PlanDeferral returns, for each cost, whether it is folded: always-deferred tools
-// always, auto tools when ShouldDefer, never-deferred and approval-gated tools never.
+// always, auto tools when ShouldDefer, never-deferred tools never.
 func PlanDeferral(costs []ToolCost, contextWindow, metaTokens int) []bool {
 	foldAuto := ShouldDefer(costs, contextWindow, metaTokens)
 	out := make([]bool, len(costs))
 	for i, c := range costs {
-		switch c.effectiveDefer() {
+		switch c.Defer {
 		case DeferAlways:
 			out[i] = true
 		case DeferAuto:
@@ -90,7 +82,7 @@ type deferredNamespace struct {
 const deferredIntro = "More tools are available than are listed here, folded to save context. Their namespaces:\n"
 const deferredOutro = "Find a tool with tool_search (keywords and/or namespace), read its signature with " +
 	"tool_inspect (or tool_search with verbose=true), then call it with tool_invoke. " +
-	"Tools that need approval are never folded: call those directly by name."
+	"A call through tool_invoke is approved exactly like a direct call."
 
 // deferredSection is the instruction that tells the model which namespaces are folded.
 func deferredSection(nss []deferredNamespace) string {

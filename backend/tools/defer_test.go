@@ -40,7 +40,6 @@ func TestShouldDeferGates(t *testing.T) {
 		{"unknown window, just over 10%", autoCosts(5, UnknownContextWindow/10+1), 0, true},
 		// never and approval-gated tools do not count towards the auto pool.
 		{"never tools do not count", append(autoCosts(4, 5000), ToolCost{Name: "n", Defer: DeferNever, Tokens: 5000}), 10_000, false},
-		{"approval-gated auto tool counts as never", append(autoCosts(4, 5000), ToolCost{Name: "g", Defer: DeferAuto, NeedsApproval: true, Tokens: 5000}), 10_000, false},
 		// When always-deferred tools already bring the meta tools in, folding adds nothing.
 		{"always tool removes the meta overhead", append(autoCosts(5, 200), ToolCost{Name: "z", Defer: DeferAlways, Tokens: 10}), 1000, true},
 		{"without the always tool the same pool stays", autoCosts(5, 200), 1000, false},
@@ -59,7 +58,6 @@ func TestPlanDeferral(t *testing.T) {
 	costs := append(autoCosts(5, 5000),
 		ToolCost{Name: "always", Defer: DeferAlways, Tokens: 10},
 		ToolCost{Name: "never", Defer: DeferNever, Tokens: 5000},
-		ToolCost{Name: "gated-always", Defer: DeferAlways, NeedsApproval: true, Tokens: 10},
 	)
 	folded := func(window int) []string {
 		var out []string

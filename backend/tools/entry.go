@@ -11,7 +11,8 @@ import (
 type Defer string
 
 // The folding policies. The zero value means DeferAuto for MCP tools and DeferNever for
-// every other namespace; a tool that needs approval is always DeferNever.
+// every other namespace. A tool that needs approval folds like any other: tool_invoke
+// runs it through the same permission step as a direct call.
 const (
 	DeferNever  Defer = "never"  // always sent inline
 	DeferAlways Defer = "always" // always folded (reachable through tool_search)

@@ -88,7 +88,7 @@ func metaEntries(p *Pipeline) []Entry {
 				return Result{}, errors.New("tool_invoke runs in the pipeline")
 			},
 			Description: "Call a folded tool (see <DEFERRED_TOOLS>) by name with arguments that match its schema. " +
-				"Inspect it first. Tools that need approval are never folded: call them directly.",
+				"Inspect it first. It runs under the same permission rules and asks for the same approval as a direct call.",
 		}),
 		Typed(TypedTool[searchInput]{
 			Name: searchName, ReadOnly: true, ConcurrencySafe: true, Run: p.search, Refine: bound("limit", 1, searchListLimit),
@@ -185,7 +185,7 @@ func (r *Registry) folded(scope Scope, pool []*record) []*record {
 func (r *Registry) plan(scope Scope, pool []*record) []bool {
 	costs := make([]ToolCost, len(pool))
 	for i, rec := range pool {
-		costs[i] = ToolCost{Name: rec.def.Name, Defer: rec.entry.Defer, NeedsApproval: rec.entry.NeedsApproval, Tokens: rec.tokens}
+		costs[i] = ToolCost{Name: rec.def.Name, Defer: rec.entry.Defer, Tokens: rec.tokens}
 	}
 	return PlanDeferral(costs, scope.Model.ContextWindow, r.metaCatalog().tokens)
 }
@@ -378,10 +378,9 @@ func (p *Pipeline) inspect(ctx context.Context, a inspectInput, _ func(Progress)
 	if len(e.OutputSchema) > 0 {
 		fmt.Fprintf(&b, "output (JSON Schema): %s\n", e.OutputSchema)
 	}
+	fmt.Fprintf(&b, "Call it with tool_invoke {\"name\": %q, \"arguments\": {…}}.", e.Name)
 	if e.NeedsApproval {
-		fmt.Fprintf(&b, "This tool needs approval: call %s directly, not through tool_invoke.", e.Name)
-	} else {
-		fmt.Fprintf(&b, "Call it with tool_invoke {\"name\": %q, \"arguments\": {…}}.", e.Name)
+		b.WriteString(" It needs the user's approval, asked for as for a direct call.")
 	}
 	display, _ := json.Marshal(map[string]any{"name": e.Name, "namespace": e.Namespace, "description": e.Description, "parameters": rec.def.Parameters})
 	return Result{Content: b.String(), Display: display}, nil
@@ -414,7 +413,10 @@ func (p *Pipeline) targetNotFound(name string, pool []*record, scope Scope) *app
 	return apperr.New(apperr.ToolNotFound, "%s", strings.TrimPrefix(o.Content, "Error: ")).WithParam("name", name)
 }
 
-// runInvoke is tool_invoke: gates, then the target through the same pipeline.
+// runInvoke is tool_invoke: gates, then the target through the same pipeline. The inner
+// call keeps the outer call's id, session and message and takes the target's name, so
+// the permission step (rules, mode, the approval dialog and its parts) sees exactly the
+// call a direct call of the target would be: folding never bypasses approval.
 func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessage, emit func(Progress), obs Observer, depth int) Outcome {
 	in, err := decodeInput[invokeInput](args)
 	if err != nil {
@@ -434,10 +436,6 @@ func (p *Pipeline) runInvoke(ctx context.Context, call Call, args json.RawMessag
 		return p.notFound(name, p.reg.active(scope), scope)
 	}
 	target := rec.def.Name
-	if rec.entry.NeedsApproval {
-		return refuse(apperr.ToolNeedsDirectCall, fmt.Sprintf("%s needs the user's approval, so it cannot run through tool_invoke. "+
-			"Call %s directly by its name.", target, target))
-	}
 	if !p.Inspected(sessionOf(call), target) {
 		return refuse(apperr.ToolNotInspected, fmt.Sprintf("inspect %s with tool_inspect (or tool_search with verbose=true) "+
 			"before invoking it, so you know its parameters.", target))

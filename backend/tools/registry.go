@@ -414,9 +414,6 @@ func (r *Registry) prepareOne(e Entry) (*record, error) {
 	default:
 		return nil, invalidEntry(e.Name, fmt.Sprintf("defer %q is not never, always or auto", e.Defer))
 	}
-	if e.NeedsApproval {
-		e.Defer = DeferNever // folding must never hide a tool from the approval gate
-	}
 	params, rs, err := compileSchema(e.InputSchema, mcp)
 	if err != nil {
 		return nil, invalidEntry(e.Name, err.Error())

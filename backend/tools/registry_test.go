@@ -93,14 +93,16 @@ func TestRegisterIsAllOrNothing(t *testing.T) {
 	}
 }
 
-func TestDeferDefaultsAndApprovalInterlock(t *testing.T) {
+// TestDeferDefaults: MCP tools fold by default, built-ins never, and a tool that needs
+// approval keeps its own policy (tool_invoke asks for it as a direct call does).
+func TestDeferDefaults(t *testing.T) {
 	r := tools.NewRegistry()
 	gated := builtin("sandbox", "bash")
 	gated.Defer = tools.DeferAlways
 	gated.NeedsApproval = true
 	gatedMCP := tools.Entry{Name: "send", Namespace: "mcp:mail", Execute: noop, NeedsApproval: true}
 	mustRegister(t, r, builtin("web", "search"), tools.Entry{Name: "auto_by_default", Namespace: "mcp:x", Execute: noop}, gated, gatedMCP)
-	want := map[string]tools.Defer{"web_search": tools.DeferNever, "auto_by_default": tools.DeferAuto, "sandbox_bash": tools.DeferNever, "send": tools.DeferNever}
+	want := map[string]tools.Defer{"web_search": tools.DeferNever, "auto_by_default": tools.DeferAuto, "sandbox_bash": tools.DeferAlways, "send": tools.DeferAuto}
 	for _, info := range r.List() {
 		if info.Defer != want[info.Name] {
 			t.Errorf("%s: defer %q, want %q", info.Name, info.Defer, want[info.Name])
@@ -248,7 +250,7 @@ func TestSelectActiveFolds(t *testing.T) {
 	r := tools.NewRegistry()
 	web := builtin("web", "search")
 	web.Instruction = "Web instruction."
-	gated := tools.Entry{Name: "send_mail", Namespace: "mcp:mail", NamespaceLabel: "Mail", Description: "Send a mail", Execute: noop, NeedsApproval: true, Defer: tools.DeferAlways}
+	gated := tools.Entry{Name: "send_mail", Namespace: "mcp:mail", NamespaceLabel: "Mail", Description: "Send a mail", Execute: noop, NeedsApproval: true}
 	mcp := toolstest.MCPLike("gh", "GitHub", 100)
 	mcp[0].Instruction = "GitHub server instructions."
 	mustRegister(t, r, web, gated)
@@ -259,15 +261,12 @@ func TestSelectActiveFolds(t *testing.T) {
 	scope.Model.ContextWindow = 128_000
 
 	sel := r.SelectActive(scope)
-	want := []string{"send_mail", "tool_inspect", "tool_invoke", "tool_search", "web_search"}
+	want := []string{"tool_inspect", "tool_invoke", "tool_search", "web_search"}
 	if got := names(sel.Tools); !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
-	if len(sel.Deferred) != 100 {
-		t.Fatalf("deferred %d tools, want 100", len(sel.Deferred))
-	}
-	if slices.Contains(sel.Deferred, "send_mail") {
-		t.Fatal("an approval-gated tool was folded")
+	if len(sel.Deferred) != 101 || !slices.Contains(sel.Deferred, "send_mail") {
+		t.Fatalf("deferred %d tools, want 100 and the approval-gated one", len(sel.Deferred))
 	}
 	if !strings.HasPrefix(sel.Instructions, "Web instruction.\n\n<DEFERRED_TOOLS>") ||
 		!strings.Contains(sel.Instructions, "- mcp:gh (GitHub): 100 tools") ||
