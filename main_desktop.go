@@ -174,13 +174,19 @@ func singleInstance(dir string, focus func([]string)) *options.SingleInstanceLoc
 	}
 }
 
-// quitOnSignal closes the window the normal way on SIGINT/SIGTERM (ctx ends), so WebKit's
-// helper processes exit with it.
+// quitOnSignal logs SIGINT/SIGTERM (ctx ends) and leaves the quitting to Wails, whose own
+// handler closes the window the normal way so WebKit's helper processes exit with it: a
+// second Quit from here raced it inside GTK and crashed. Only a signal that came before
+// Wails listened (ctx already done at start-up) is acted on here.
 func quitOnSignal(ctx, wctx context.Context, log *slog.Logger) {
+	if ctx.Err() != nil {
+		log.Info("signal received, quitting")
+		runtime.Quit(wctx)
+		return
+	}
 	select {
 	case <-ctx.Done():
 		log.Info("signal received, quitting")
-		runtime.Quit(wctx)
 	case <-wctx.Done():
 	}
 }

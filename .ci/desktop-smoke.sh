@@ -127,7 +127,7 @@ grep -q "the Cairn desktop app (PID $app) owns the data directory since .*; 1 wi
 serve_log="$out/cairn-serve-beside.log"
 "$bin" --data-dir "$data/fresh" serve >"$serve_log" 2>&1 &
 serve=$!
-for _ in $(seq 100); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
 url=$(sed -n 's/^Cairn is serving at //p' "$serve_log")
 token=${url##*token=}
 base=${url%%/\?token=*}
@@ -145,7 +145,7 @@ echo "desktop smoke: second launch ok (it exited 0, the first window stayed, ser
 serve_log="$out/cairn-serve-owner.log"
 "$bin" --data-dir "$data/fresh" serve >"$serve_log" 2>&1 &
 serve=$!
-for _ in $(seq 100); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
 log="$out/cairn-beside-serve.log"
 start "$log" -- --data-dir "$data/fresh"
 wait_for "$log" "start-up failure shown" "the window never said the data directory is in use"
