@@ -170,6 +170,9 @@ const (
 	SearchProviderUnknown  Code = "search_provider_unknown"
 	SearchProxyInvalid     Code = "search_proxy_invalid"
 	ParseLinkUnsupported   Code = "parse_link_unsupported"
+
+	// The web search fallback setting names providers Cairn does not have.
+	SearchFallbackUnknown Code = "search_fallback_unknown"
 )
 
 var catalogue = map[Code]def{
@@ -316,5 +319,6 @@ var catalogue = map[Code]def{
 	SearchEndpointInvalid:  {action: openSettings("web-search")},
 	SearchProviderUnknown:  {action: openSettings("web-search")},
 	SearchProxyInvalid:     {action: openSettings("web-search")},
+	SearchFallbackUnknown:  {},
 	ParseLinkUnsupported:   {},
 }

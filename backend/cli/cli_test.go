@@ -166,6 +166,18 @@ func TestVersionAndDoctorJSON(t *testing.T) {
 	if got := checks()["settings"]; !strings.HasPrefix(got, "false ") || !strings.Contains(got, "general.theme") {
 		t.Fatalf("settings check with a broken value: %q", got)
 	}
+
+	// A fallback chain stored with a provider Cairn does not have (written before the
+	// setting was checked) is named; searches skip it, the installation stays usable.
+	if got := checks()["web_search"]; !strings.HasPrefix(got, "true ") {
+		t.Fatalf("web_search check on a fresh directory: %q", got)
+	}
+	if _, err := s.DB.Exec(`INSERT INTO settings(key, value, updated_at) VALUES ('websearch.fallback', '"brave googel"', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := checks()["web_search"]; !strings.HasPrefix(got, "false ") || !strings.Contains(got, "skip them: googel (") {
+		t.Fatalf("web_search check with an unknown fallback: %q", got)
+	}
 }
 
 func TestDoctorFailsOnUnusableDataDir(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/store"
+	"github.com/cairn-app/cairn/backend/websearch"
 )
 
 // Check is one line of the report.
@@ -62,6 +63,7 @@ func Run(ctx context.Context, s *service.Services, desktop bool) Report {
 	add(Check{Name: "keyring", OK: kind == secrets.BackendKeyring, Detail: kd})
 
 	add(settingsCheck(ctx, s))
+	add(webSearchCheck(ctx, s))
 	add(webviewCheck(desktop))
 	add(Check{Name: "version", OK: true, Detail: fmt.Sprintf("cairn %s %s, %s, %s", r.Version.Version, r.Version.Commit, r.Version.GoVersion, r.Version.Platform)})
 	for _, tool := range []string{"node", "npx", "uvx"} {
@@ -134,4 +136,16 @@ func settingsCheck(ctx context.Context, s *service.Services) Check {
 			" (set them again in Settings or with `cairn settings set`)"}
 	}
 	return Check{Name: "settings", OK: true, Detail: "all stored values readable"}
+}
+
+// webSearchCheck names fallback providers Cairn does not have (a value stored before the
+// setting was checked, or written by hand): searches skip them, which otherwise looks like
+// a fallback that never happens.
+func webSearchCheck(ctx context.Context, s *service.Services) Check {
+	unknown := websearch.UnknownFallback(s.Settings.String(ctx, websearch.SettingFallback))
+	if len(unknown) > 0 {
+		return Check{Name: "web_search", Detail: websearch.SettingFallback + " names providers Cairn does not have, so searches skip them: " +
+			strings.Join(unknown, ", ") + " (known: " + strings.Join(websearch.IDs(), ", ") + "; fix it in Settings → Web search)"}
+	}
+	return Check{Name: "web_search", OK: true, Detail: "fallback providers all known"}
 }

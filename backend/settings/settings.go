@@ -47,6 +47,10 @@ type Spec struct {
 	// MinDuration and MaxDuration bound a duration setting (Go duration text).
 	MinDuration string `json:"minDuration,omitempty"`
 	MaxDuration string `json:"maxDuration,omitempty"`
+	// Check refuses a value that has the right type but that the setting's owner cannot
+	// use (a list naming things that do not exist), with a code every locale phrases; it
+	// sees the value after its type is checked. Nil accepts every such value.
+	Check func(v any) *apperr.Error `json:"-"`
 }
 
 func intp(v int) *int { return &v }
@@ -261,6 +265,9 @@ func (s *Service) Set(ctx context.Context, key string, value any) (Snapshot, err
 		return Snapshot{}, s.unknown(key)
 	}
 	v, bad := coerce(sp, value)
+	if bad == nil && sp.Check != nil {
+		bad = sp.Check(v)
+	}
 	if bad != nil {
 		return Snapshot{}, bad
 	}

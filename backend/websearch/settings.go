@@ -3,6 +3,7 @@ package websearch
 import (
 	"strings"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/settings"
 )
 
@@ -30,7 +31,7 @@ func Specs() []settings.Spec {
 	out := []settings.Spec{
 		{Key: SettingProvider, Type: settings.Enum, Default: DefaultProvider, Enum: IDs(), Section: sec},
 		// Provider IDs tried in order when the chosen one fails (comma- or space-separated).
-		{Key: SettingFallback, Type: settings.String, Default: "", MaxLen: 300, Section: sec},
+		{Key: SettingFallback, Type: settings.String, Default: "", MaxLen: 300, Section: sec, Check: checkFallback},
 		// Ask the chosen provider and the fallback chain at once and merge their results.
 		{Key: SettingAskAll, Type: settings.Bool, Default: false, Section: sec},
 		// How long an answer is reused for the same search; 0s turns the cache off.
@@ -63,4 +64,29 @@ func parseChain(s string) (ids, unknown []string) {
 		}
 	}
 	return ids, unknown
+}
+
+// UnknownFallback is the names in a fallback setting that are no provider Cairn has: a
+// value stored before the setting was checked, or edited by hand. Doctor names them.
+func UnknownFallback(s string) []string {
+	_, unknown := parseChain(s)
+	return unknown
+}
+
+// checkFallback refuses a fallback chain naming a provider Cairn does not have, so a typo
+// is said when it is typed instead of being skipped at every search.
+func checkFallback(v any) *apperr.Error {
+	s, _ := v.(string)
+	unknown := UnknownFallback(s)
+	if len(unknown) == 0 {
+		return nil
+	}
+	names := make([]string, len(unknown))
+	for i, n := range unknown {
+		names[i] = apperr.Quote(n)
+	}
+	known := strings.Join(IDs(), ", ")
+	return apperr.New(apperr.SearchFallbackUnknown, "%s names no web search provider: %s (known: %s)",
+		SettingFallback, strings.Join(names, ", "), known).
+		WithParam("key", SettingFallback).WithParam("names", strings.Join(names, ", ")).WithParam("known", known)
 }

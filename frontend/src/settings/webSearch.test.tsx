@@ -88,6 +88,26 @@ describe("Settings → Web search", () => {
     expect(within(form).getByTestId("error-view")).toHaveTextContent("SearXNG 实例未开启 JSON 输出");
   });
 
+  it.each([
+    ["en", "The fallback list names providers Cairn does not have: \"googel\". Use these names: tavily, brave."],
+    ["zh-CN", "备用列表中有 Cairn 没有的搜索服务：\"googel\"。可用的名称：tavily, brave。"],
+  ] as const)("a fallback chain naming an unknown provider is refused with a localized error (%s)", async (lng, text) => {
+    const user = userEvent.setup();
+    const { backend, transport } = open(lng === "en" ? undefined : lng);
+    const set = transport.impl.SetSetting!;
+    transport.impl.SetSetting = (key, value) => {
+      if (key === "websearch.fallback" && String(value).includes("googel")) {
+        throw appErr("search_fallback_unknown", { key, names: '"googel"', known: "tavily, brave" }, "websearch.fallback names no web search provider");
+      }
+      return set(key, value);
+    };
+    const field = await screen.findByTestId("setting-websearch.fallback");
+    await user.type(field, "brave googel");
+    await user.tab(); // the chain is a text area: leaving it saves
+    expect(await screen.findByTestId("error-view")).toHaveTextContent(text);
+    expect(backend.values["websearch.fallback"] ?? "").toBe("");
+  });
+
   it("an empty answer says the provider found nothing (not an error)", async () => {
     const user = userEvent.setup();
     const { transport } = open();
