@@ -139,8 +139,9 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 }
 
 // notOwner is the start of a desktop app that could not own the data directory: a
-// second launch brings the first one's window forward and exits; beside `cairn serve`, or
-// while commands keep the directory busy, the window says why it does not open.
+// second launch brings the first one's window forward and exits; beside `cairn serve` its
+// window is one of serve's windows (attachWindow); while commands keep the directory busy,
+// the window says why it does not open.
 func notOwner(ctx context.Context, env *cli.Env, err error, dataDir string, log *slog.Logger) int {
 	var owned *owner.OwnedError
 	if errors.As(err, &owned) {
@@ -149,9 +150,7 @@ func notOwner(ctx context.Context, env *cli.Env, err error, dataDir string, log 
 			fmt.Fprintf(env.Stderr, "cairn: Cairn is already open on this data directory (PID %d): brought its window forward\n", owned.Info.PID)
 			return 0
 		}
-		dir, _ := service.ResolveDataDir(dataDir)
-		err = apperr.New(apperr.DataDirBusy, "the data directory %s is in use by %s", dir, owned.Info.Describe()).
-			WithParam("path", dir).WithParam("owner", owned.Info.Describe())
+		return attachWindow(ctx, env, owned, dataDir, log)
 	}
 	fmt.Fprintf(env.Stderr, "cairn: %s\n", env.Localize(apperr.From(err)))
 	if ctx.Err() != nil {

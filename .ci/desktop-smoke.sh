@@ -11,9 +11,12 @@
 #      forward (the first logs "another launch: window brought forward") and exits 0 at
 #      once; the first keeps running, and `cairn doctor` names it with its one window;
 #      `cairn serve` then serves the browser UI from the window's backend;
-#   4. the app started while `cairn serve` owns the data directory: the start-up failure
-#      screen says so (data_dir_busy), exit status 1.
+#   4. the app started while `cairn serve` owns the data directory: its window is one of
+#      serve's windows (`cairn doctor` counts its event stream among serve's windows);
+#      SIGTERM closes it and serve runs on; started again, it closes when serve stops
+#      (exit 1, owner_gone).
 # After each: no process (app or WebKit helper) is left behind.
+# SMOKE_CASES="3 4" runs only those cases (default: all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=build/bin/cairn
@@ -88,6 +91,12 @@ stop() {
   [ "$code" = "$want" ] || fail "exit status $code, want $want" "$log"
 }
 
+cases=${SMOKE_CASES:-1 2 3 4}
+# want N: case N is to run.
+want() { [[ " $cases " == *" $1 "* ]]; }
+passed=0
+
+if want 1; then
 # 1. The app on a fresh data directory.
 log="$out/cairn.log"
 start "$log" -- --data-dir "$data/fresh"
@@ -96,7 +105,10 @@ echo "desktop smoke: frontend ready after $(( ($(date +%s%N) - started) / 100000
 screenshot "$out/desktop.png"
 stop "$log" 0
 echo "desktop smoke: app ok (screenshot $out/desktop.png, no process left)"
+passed=$((passed + 1))
+fi
 
+if want 2; then
 # 2. A data directory that cannot be one: the failure screen, in Chinese.
 log="$out/cairn-startup-failure.log"
 touch "$data/not-a-directory"
@@ -108,7 +120,10 @@ grep -q "cairn: 无法使用数据目录 $data/not-a-directory" "$log" || fail "
 screenshot "$out/desktop-startup-failure.png"
 stop "$log" 1
 echo "desktop smoke: start-up failure ok (screenshot $out/desktop-startup-failure.png, exit 1, no process left)"
+passed=$((passed + 1))
+fi
 
+if want 3; then
 # 3. A second launch: one backend per data directory, the first window comes forward.
 log="$out/cairn-first.log"
 start "$log" -- --data-dir "$data/fresh"
@@ -140,20 +155,61 @@ wait "$serve"
 screenshot "$out/desktop-second-launch.png"
 stop "$log" 0
 echo "desktop smoke: second launch ok (it exited 0, the first window stayed, serve attached; no process left)"
+passed=$((passed + 1))
+fi
 
-# 4. serve owns the data directory: the app says so instead of opening a second backend.
+if want 4; then
+# 4. serve owns the data directory: the app's window is one of serve's windows.
 serve_log="$out/cairn-serve-owner.log"
 "$bin" --data-dir "$data/fresh" serve >"$serve_log" 2>&1 &
 serve=$!
+trap 'kill $xvfb 2>/dev/null; kill $serve 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 300); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
 log="$out/cairn-beside-serve.log"
 start "$log" -- --data-dir "$data/fresh"
-wait_for "$log" "start-up failure shown" "the window never said the data directory is in use"
-grep -q 'start-up failure shown" code=data_dir_busy' "$log" || { kill "$serve"; fail "the failure is not data_dir_busy" "$log"; }
-grep -q "is in use by cairn serve (PID $serve)" "$log" || { kill "$serve"; fail "stderr does not name serve" "$log"; }
+wait_for "$log" "window attached to the owner's backend" "the window did not attach to serve's backend"
+grep -q "cairn serve (PID $serve) runs the backend of this data directory" "$log" || fail "stderr does not name serve" "$log"
+# serve logs at warn level: the window's event stream, counted by doctor, says its frontend runs.
+doctor="$out/cairn-doctor-serve.log"
+# windows N: doctor says serve owns the directory with N windows (polled for up to 30 s).
+windows() {
+  for _ in $(seq 60); do
+    "$bin" --data-dir "$data/fresh" doctor >"$doctor" 2>&1
+    grep -q "cairn serve (PID $serve) owns the data directory since .*; $1 window" "$doctor" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+windows 1 || fail "doctor does not count the desktop window as serve's" "$doctor"
+echo "desktop smoke: window on serve's backend subscribed after $(( ($(date +%s%N) - started) / 1000000 )) ms"
+grep -q "start-up failure shown" "$log" && fail "the window showed a failure screen" "$log"
 screenshot "$out/desktop-beside-serve.png"
-stop "$log" 1
+stop "$log" 0
+kill -0 "$serve" 2>/dev/null || fail "serve quit with the window" "$serve_log"
+windows 0 || fail "serve still counts the closed window" "$doctor"
+# Started again, then serve stops: the window closes and says why.
+log="$out/cairn-serve-gone.log"
+start "$log" -- --data-dir "$data/fresh"
+wait_for "$log" "window attached to the owner's backend" "the window did not attach again"
+windows 1 || fail "the window started again is not serve's" "$doctor"
+children=$(pgrep -P "$app" | tr '\n' ' ')
 kill -INT "$serve"
 wait "$serve"
-echo "desktop smoke: beside serve ok (the window says why, exit 1, no process left)"
-echo "4 passed, 0 failed"
+for _ in $(seq 100); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$app" 2>/dev/null && fail "the window stayed open after serve stopped" "$log"
+wait "$app"
+code=$?
+[ "$code" = 1 ] || fail "exit status $code after serve stopped, want 1" "$log"
+grep -q "the owner of the data directory stopped: closing the window" "$log" || fail "no reason in the log" "$log"
+grep -q "cairn: The Cairn process that owns the data directory stopped answering" "$log" || fail "stderr does not say serve went" "$log"
+for _ in $(seq 50); do
+  left=""
+  for c in $children; do kill -0 "$c" 2>/dev/null && left="$left $c"; done
+  [ -z "$left" ] && break
+  sleep 0.1
+done
+[ -n "$left" ] && { ps -o pid,stat,cmd -p "${left// /,}" >&2; fail "processes left behind:$left"; }
+echo "desktop smoke: beside serve ok (one backend: serve counts the window; it closes when serve stops, exit 1; no process left)"
+passed=$((passed + 1))
+fi
+echo "$passed passed, 0 failed"

@@ -173,6 +173,9 @@ const (
 
 	// The web search fallback setting names providers Cairn does not have.
 	SearchFallbackUnknown Code = "search_fallback_unknown"
+
+	// One backend per data directory: a desktop window that could not attach to it.
+	DesktopAttachFailed Code = "desktop_attach_failed"
 )
 
 var catalogue = map[Code]def{
@@ -321,4 +324,6 @@ var catalogue = map[Code]def{
 	SearchProxyInvalid:     {action: openSettings("web-search")},
 	SearchFallbackUnknown:  {},
 	ParseLinkUnsupported:   {},
+
+	DesktopAttachFailed: {},
 }
