@@ -254,7 +254,7 @@ func TestManyServersSomeDead(t *testing.T) {
 				if _, ok := readyAt[v.ID]; !ok {
 					readyAt[v.ID] = time.Since(t0)
 				}
-			case v.Status.State == StateError && slices.Contains(exiting, v.ID):
+			case (v.Status.State == StateError || v.Status.State == StateFailed) && slices.Contains(exiting, v.ID):
 				failed[v.ID] = true
 			case v.Status.State != StateStarting && slices.Contains(hanging, v.ID):
 				t.Fatalf("hanging server %s left starting: %+v", v.Name, v.Status)

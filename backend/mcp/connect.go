@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -43,6 +44,7 @@ const reprobeAfter = 7 * 24 * time.Hour
 type conn struct {
 	cs        *mcp.ClientSession
 	proc      *proc.Process // stdio only
+	stderr    *procStderr   // stdio only: what this process wrote to stderr
 	transport Transport     // what is actually spoken (sse after a fallback)
 	fellBack  int           // the HTTP status that made Cairn fall back to SSE, if any
 	extra     func()        // builtin: closes the server side
@@ -79,7 +81,7 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 	s.mu.Unlock()
 	probe, probedAt := false, int64(0)
 	if rc.Transport != TransportBuiltin && !skip {
-		probe, probedAt = m.shouldProbe(ctx, s.id)
+		probe, probedAt = m.shouldProbe(ctx, s.id, rc.Transport)
 	}
 	c, err := m.dialOnce(ctx, s, rc, probe)
 	if err != nil && probe && apperr.Is(err, apperr.MCPConnectTimeout) {
@@ -91,7 +93,8 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 	if err != nil && probe && retryWithoutProbe(err) {
 		// A server that mishandles a request before initialize (some exit, some close
 		// the session) still gets a clean initialize-only connection, and is not probed
-		// again for reprobeAfter.
+		// again for reprobeAfter. A stdio server is probed only once it has connected
+		// (shouldProbe), so this second start is never that of a server that cannot start.
 		s.log.Eventf("connecting with server/discover failed (%v); trying initialize only", err)
 		c, err = m.dialOnce(ctx, s, rc, false)
 	}
@@ -115,11 +118,14 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 
 // shouldProbe says whether to offer server/discover: on first contact, to a server that
 // negotiated the newer protocol last time, and again reprobeAfter since the last offer.
-// It also returns when the probe was last offered, which the connection keeps.
-func (m *Manager) shouldProbe(ctx context.Context, id string) (bool, int64) {
+// A stdio server is not probed before it has once connected: a process that exits on the
+// probe cannot be told from one that cannot start at all, and retrying it without the
+// probe would start a failing server twice per attempt (mixing two runs' stderr). It also
+// returns when the probe was last offered, which the connection keeps.
+func (m *Manager) shouldProbe(ctx context.Context, id string, t Transport) (bool, int64) {
 	cat, ok, err := m.db.cache(ctx, id)
 	if err != nil || !ok {
-		return true, 0
+		return t != TransportStdio, 0
 	}
 	info := cat.ServerInfo
 	if info.ProtocolVersion == "" || info.ProtocolVersion >= modernProtocolVersion {
@@ -233,7 +239,14 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 		return nil, apperr.Wrap(err, apperr.MCPCommandNotFound, "mcp server %s", rc.Name).
 			WithParam("server", rc.Name).WithParam("command", rc.Command).WithParam("path", searched)
 	}
-	dec := s.log.Stderr()
+	out := &procStderr{ended: make(chan struct{})}
+	dec := logring.NewDecoder(func(line string) {
+		s.log.Add(logring.StreamStderr, line)
+		if m.redact != nil {
+			line = m.redact(line)
+		}
+		out.add(line)
+	})
 	p, err := proc.Start(proc.Spec{Path: path, Args: rc.args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids})
 	if err != nil {
 		s.log.Eventf("cannot start %s: %v", path, err)
@@ -244,22 +257,23 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 	go func() {
 		<-p.Done()
 		dec.Flush()
+		close(out.ended)
 		s.log.Eventf("process %d %s", p.Pid(), p.Describe())
 	}()
 	t := &stdioTransport{p: p, grace: m.opt.StopGrace, log: s.log}
 	cs, err := client.Connect(ctx, t, opts)
 	if err != nil {
 		_ = p.Stop(m.opt.StopGrace / 4)
-		return nil, m.stdioError(ctx, rc, p, s, err)
+		return nil, m.stdioError(ctx, rc, p, out, t.answered.Load(), err)
 	}
-	return &conn{cs: cs, proc: p, transport: TransportStdio}, nil
+	return &conn{cs: cs, proc: p, stderr: out, transport: TransportStdio}, nil
 }
 
-// stdioError explains why initialize failed: the process died (with its last stderr
-// lines), the deadline passed, or the protocol went wrong.
-func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, s *server, err error) error {
+// stdioError explains why initialize failed: the process died (with the first meaningful
+// line of its own stderr), the deadline passed, or the protocol went wrong.
+func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, out *procStderr, answered bool, err error) error {
 	select {
-	case <-p.Done():
+	case <-out.ended:
 	case <-time.After(time.Second):
 	}
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -269,21 +283,12 @@ func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, 
 		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
 	}
 	select {
-	case <-p.Done():
-		return exitedError(rc.Name, p, s.log)
+	case <-out.ended:
+		return exitedError(rc.Name, p, out, answered)
 	default:
 	}
 	return apperr.Wrap(err, apperr.MCPConnectFailed, "initialize %s", rc.Name).
 		WithParam("server", rc.Name).WithParam("message", err.Error())
-}
-
-func exitedError(name string, p *proc.Process, log *logring.Ring) *apperr.Error {
-	tail := strings.Join(log.LastStderr(3), " | ")
-	if tail == "" {
-		tail = "(nothing)"
-	}
-	return apperr.New(apperr.MCPExited, "mcp server %s %s: %s", name, p.Describe(), tail).
-		WithParam("server", name).WithParam("code", p.Describe()).WithParam("stderr", tail)
 }
 
 func timeoutError(rc resolved, err error) *apperr.Error {
@@ -296,15 +301,18 @@ func timeoutError(rc resolved, err error) *apperr.Error {
 // the child's whole process group (go-sdk's CommandTransport signals the leader only,
 // which leaves the real server running when it was started through npx).
 type stdioTransport struct {
-	p     *proc.Process
-	grace time.Duration
-	log   *logring.Ring
+	p        *proc.Process
+	grace    time.Duration
+	log      *logring.Ring
+	answered atomic.Bool // the server sent a message: it did start
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	return newLineConn(t.p.Stdout(), t.p.Stdin(), func() error { return t.p.Stop(t.grace) }, func(line string) {
+	c := newLineConn(t.p.Stdout(), t.p.Stdin(), func() error { return t.p.Stop(t.grace) }, func(line string) {
 		t.log.Eventf("skipped a line on stdout that is not a JSON-RPC message: %s", line)
-	}), nil
+	})
+	c.seen = &t.answered
+	return c, nil
 }
 
 // --- HTTP ---

@@ -45,7 +45,7 @@ func TestStartFailuresSayWhy(t *testing.T) {
 			t.Fatalf("params %v", ae.Params)
 		}
 		st := h.m.servers[v.ID].status()
-		if st.State != StateError || st.Error.Code != apperr.MCPExited {
+		if st.State != StateFailed || st.Error.Code != apperr.MCPExited || st.RetryAt != 0 {
 			t.Fatalf("status %+v", st)
 		}
 	})

@@ -42,7 +42,10 @@ const (
 	StateIdle     State = "idle"     // enabled, not connected in this process (yet)
 	StateStarting State = "starting" // connecting / initializing
 	StateReady    State = "ready"    // connected
-	StateError    State = "error"    // the last attempt failed; Error says why
+	StateError    State = "error"    // the last attempt failed; Error says why; a restart may follow
+	// StateFailed: the server cannot start, and a restart on a timer would fail the same
+	// way (server.failedForGoodLocked); it waits for the user. Error says why.
+	StateFailed State = "failed"
 	// StateNeedsSignIn: a remote server refused Cairn and takes OAuth tokens; it waits
 	// for the user to sign in (Error is mcp_auth_required with a "mcp-sign-in" action).
 	StateNeedsSignIn State = "needs-sign-in"

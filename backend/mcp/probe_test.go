@@ -110,9 +110,10 @@ func TestProtocolProbe(t *testing.T) {
 	}
 }
 
-// TestProbeThatKillsTheServer: a stdio server that exits on a request before initialize
-// (as some do) is connected again with initialize only, and not probed on the next
-// connect.
+// TestProbeThatKillsTheServer: a stdio server is not probed before it has connected once
+// (so a server that cannot start is started once per attempt); one that exits on a
+// request before initialize (as some do) is then connected again with initialize only,
+// and not probed on the next connect.
 func TestProbeThatKillsTheServer(t *testing.T) {
 	mcptest.NeedNPM(t)
 	script := `read -r first
@@ -122,7 +123,7 @@ case "$first" in *'"server/discover"'*) echo "unexpected request before initiali
 	v := h.save(Server{Name: "picky", Transport: TransportStdio, Command: "sh",
 		Args: []string{"-c", script, mcptest.Node(t), mcptest.Everything()}, Enabled: true})
 	ctx := ctxT(t, 60*time.Second)
-	for i := range 2 {
+	for i := range 3 {
 		if _, err := h.m.Restart(ctx, v.ID); err != nil {
 			t.Fatalf("connect %d: %v", i+1, err)
 		}
@@ -131,7 +132,7 @@ case "$first" in *'"server/discover"'*) echo "unexpected request before initiali
 	if err != nil {
 		t.Fatal(err)
 	}
-	var retries, exits int
+	var retries, exits, starts int
 	for _, l := range lines {
 		if strings.Contains(l.Text, "trying initialize only") {
 			retries++
@@ -139,9 +140,13 @@ case "$first" in *'"server/discover"'*) echo "unexpected request before initiali
 		if l.Stream == "stderr" && strings.Contains(l.Text, "unexpected request before initialize") {
 			exits++
 		}
+		if l.Stream == "event" && strings.HasPrefix(l.Text, "started ") {
+			starts++
+		}
 	}
-	if retries != 1 || exits != 1 {
-		t.Fatalf("want one failed probe and one retry over two connects, got %d retries, %d exits; log:\n%+v", retries, exits, lines)
+	// Connect 1: no probe (first contact). 2: probed, exits, retried. 3: not probed.
+	if retries != 1 || exits != 1 || starts != 4 {
+		t.Fatalf("want one failed probe and one retry over three connects (4 starts), got %d retries, %d exits, %d starts; log:\n%+v", retries, exits, starts, lines)
 	}
 	if res, err := h.call(v.ID, "echo", `{"message":"hi"}`, nil); err != nil || !strings.Contains(res.Content, "hi") {
 		t.Fatalf("call: %+v %v", res, err)
@@ -176,7 +181,8 @@ func TestStdoutNoiseIsSkipped(t *testing.T) {
 }
 
 // TestProbeNeverAnswered: a server that silently drops a method it does not know costs
-// one connect timeout; the next connect skips the probe and works.
+// one connect timeout (once it has connected before: first contact over stdio is not
+// probed); the next connect skips the probe and works.
 func TestProbeNeverAnswered(t *testing.T) {
 	mcptest.NeedNPM(t)
 	script := `read -r first
@@ -186,7 +192,10 @@ case "$first" in *'"server/discover"'*) first="";; esac
 	v := h.save(Server{Name: "mute", Transport: TransportStdio, Command: "sh", ConnectTimeoutMs: 1500,
 		Args: []string{"-c", script, mcptest.Node(t), mcptest.Everything()}, Enabled: true})
 	ctx := ctxT(t, 60*time.Second)
-	_, err := h.m.RefreshTools(ctx, v.ID)
+	if _, err := h.m.RefreshTools(ctx, v.ID); err != nil {
+		t.Fatalf("first contact (not probed): %v", err)
+	}
+	_, err := h.m.Restart(ctx, v.ID)
 	wantCode(t, err, apperr.MCPConnectTimeout)
 	if _, err := h.m.Restart(ctx, v.ID); err != nil {
 		t.Fatalf("the connect after the timeout: %v", err)
@@ -195,7 +204,7 @@ case "$first" in *'"server/discover"'*) first="";; esac
 		t.Fatalf("call: %+v %v", res, err)
 	}
 	// Remembered beyond this process: the cache says the probe was offered.
-	if probe, _ := h.m.shouldProbe(ctx, v.ID); probe {
+	if probe, _ := h.m.shouldProbe(ctx, v.ID, TransportStdio); probe {
 		t.Fatal("a new process would offer the probe again at once")
 	}
 }

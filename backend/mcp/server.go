@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type server struct {
 	connecting  *connectOp
 	gen         uint64 // bumped by every stop: a connect or a crash of an older generation is ignored
 	restarts    int    // consecutive failures; the backoff grows with it
+	lastReason  string // the stderr reason of the last failed start ("" after a success)
 	retry       *time.Timer
 	retryAt     time.Time
 	signIns     uint64 // completed sign-ins: a connect that began before one is not final
@@ -165,6 +167,10 @@ func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg S
 				s.setStateLocked(StateNeedsSignIn, ae)
 				s.log.Eventf("the server needs a sign-in")
 			}
+		} else if s.failedForGoodLocked(err, ae) {
+			s.setStateLocked(StateFailed, ae)
+			s.log.Eventf("connect failed: %s", ae.Message)
+			s.log.Eventf("not restarting on a timer: it would fail the same way; fix the cause, then restart it")
 		} else {
 			s.setStateLocked(StateError, ae)
 			s.log.Eventf("connect failed: %s", ae.Message)
@@ -181,6 +187,7 @@ func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg S
 	}
 	s.conn = c
 	s.connectedAt = time.Now()
+	s.lastReason = ""
 	s.setStateLocked(StateReady, nil)
 	s.mu.Unlock()
 	op.conn = c
@@ -207,11 +214,11 @@ func (s *server) lost(c *conn, gen uint64) {
 	var ae *apperr.Error
 	if c.proc != nil {
 		select {
-		case <-c.proc.Done():
+		case <-c.stderr.ended:
 		case <-time.After(2 * time.Second):
 		}
 		c.proc.KillGroup()
-		ae = exitedError(s.config().Name, c.proc, s.log)
+		ae = exitedError(s.config().Name, c.proc, c.stderr, true).err
 	} else {
 		name := s.config().Name
 		ae = apperr.New(apperr.MCPUnreachable, "connection to %s closed", name).
@@ -232,6 +239,25 @@ func (s *server) lost(c *conn, gen uint64) {
 	s.scheduleRetryLocked()
 	s.mu.Unlock()
 	s.m.publishServer(s.id)
+}
+
+// failedForGoodLocked says whether a failed start would only fail the same way if it were
+// retried on a timer: a missing command or an invalid config, a process that exited with
+// a non-zero status before it answered anything, or the same stderr reason twice in a row.
+// Such a server is shown failed and waits for the user (Restart, a changed config).
+func (s *server) failedForGoodLocked(err error, ae *apperr.Error) bool {
+	switch ae.Code {
+	case apperr.MCPCommandNotFound, apperr.MCPServerInvalid:
+		return true
+	}
+	var sf *startFailure
+	if !errors.As(err, &sf) {
+		s.lastReason = ""
+		return false
+	}
+	again := sf.reason != "" && sf.reason == s.lastReason
+	s.lastReason = sf.reason
+	return sf.deterministic() || again
 }
 
 // scheduleRetryLocked arms the restart timer with exponential backoff, unless the server

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -28,6 +29,7 @@ type lineConn struct {
 	w       io.Writer
 	close   func() error
 	notJSON func(line string)
+	seen    *atomic.Bool // when set, stored true at the first message read
 
 	queue []jsonrpc.Message // the rest of a batch; reads are never concurrent
 
@@ -68,6 +70,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				c.skip(line, err)
 				continue
 			}
+			c.saw()
 			return m, nil
 		case '[': // a JSON-RPC batch (protocol versions before 2025-06-18)
 			var raws []json.RawMessage
@@ -86,6 +89,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if len(c.queue) == 0 {
 				continue
 			}
+			c.saw()
 			m := c.queue[0]
 			c.queue = c.queue[1:]
 			return m, nil
@@ -119,6 +123,12 @@ func (c *lineConn) readLine() ([]byte, error) {
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, err
 		}
+	}
+}
+
+func (c *lineConn) saw() {
+	if c.seen != nil {
+		c.seen.Store(true)
 	}
 }
 

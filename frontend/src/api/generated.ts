@@ -1167,7 +1167,7 @@ export interface MCPSnapshot {
 }
 
 /** State is where a server is in its life. */
-export type MCPState = "disabled" | "idle" | "starting" | "ready" | "error" | "needs-sign-in";
+export type MCPState = "disabled" | "idle" | "starting" | "ready" | "error" | "failed" | "needs-sign-in";
 
 /** Status is the runtime state of a server. */
 export interface MCPStatus {

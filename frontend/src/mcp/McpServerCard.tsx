@@ -32,7 +32,7 @@ export function McpStatusBadge({ status }: { status: McpStatus | undefined }) {
   const cls =
     state === "ready"
       ? "badge--ok"
-      : state === "error"
+      : state === "error" || state === "failed"
         ? "badge--danger"
         : state === "starting" || state === "needs-sign-in"
           ? "badge--warn"
@@ -89,7 +89,7 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
     });
 
   const signIn = showsSignIn(s);
-  const failed = status?.state === "error" || status?.state === "needs-sign-in";
+  const failed = status?.state === "error" || status?.state === "failed" || status?.state === "needs-sign-in";
   const retryIn = status?.retryAt ? Math.max(0, Math.ceil((status.retryAt - now) / 1000)) : null;
 
   return (
@@ -143,7 +143,7 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
           .join(" · ")}
       </p>
 
-      {failed && (status.error || status.state === "error") && (
+      {failed && (status.error || status.state !== "needs-sign-in") && (
         <div className="mcp-card__error" data-testid="mcp-error">
           {status.error ? (
             // Its action points to this very page (or the sign-in below): leave it out.
@@ -156,6 +156,11 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
       {status?.state === "error" && retryIn === null && (status.restarts ?? 0) > 0 && (
         <p className="mcp-card__retry muted" data-testid="mcp-gave-up">
           {t("mcp.gaveUp")}
+        </p>
+      )}
+      {status?.state === "failed" && (
+        <p className="mcp-card__retry muted" data-testid="mcp-failed-note">
+          {t("mcp.failedNote")}
         </p>
       )}
       {retryIn !== null && (
