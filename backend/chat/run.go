@@ -325,8 +325,10 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 	}
 	scope := tools.Scope{SessionID: r.sess.ID, SessionKind: r.sess.Kind, Toolsets: r.sess.Toolsets,
 		Model: tools.ModelCaps{SupportsTools: target.Model.SupportsTools, Vision: target.Model.Vision,
-			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow}}
+			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow},
+		FoldAll: r.svc.cfg.Settings.Bool(ctx, "chat.foldAllTools")}
 	runner := r.svc.toolRunner()
+	costNoted := false
 
 	startRound := 0
 	if r.resume != nil {
@@ -348,6 +350,9 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 				r.end(apperr.From(err))
 				return
 			}
+		}
+		if !costNoted {
+			costNoted = r.noteToolCost(ctx, scope, sel)
 		}
 		req := r.request(ctx, target)
 		if sys := joinNonEmpty("\n\n", system, sel.Instructions); sys != "" {
@@ -391,6 +396,27 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
 		}
 	}
+}
+
+// noteToolCost writes a tool-cost status part before the request is sent when its tool
+// definitions take more of the model's window than chat.toolContextShare allows, so the
+// user sees why answers are short or fail, and how to fold more or turn servers off. It
+// reports whether it wrote one (once per answer is enough).
+func (r *run) noteToolCost(ctx context.Context, scope tools.Scope, sel tools.Selection) bool {
+	window, known := scope.Model.ContextWindow, scope.Model.ContextWindow > 0
+	if !known {
+		window = tools.UnknownContextWindow
+	}
+	limit := r.svc.cfg.Settings.Int(ctx, "chat.toolContextShare")
+	if limit <= 0 || sel.ToolTokens*100 <= window*limit {
+		return false
+	}
+	cost := &ToolCost{Tokens: sel.ToolTokens, Window: window, WindowKnown: known, Percent: sel.ToolTokens * 100 / window,
+		Limit: limit, Tools: len(sel.Tools), Folded: len(sel.Deferred), FoldAll: scope.FoldAll}
+	r.mu.Lock()
+	r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusToolCost, ToolCost: cost}}, "", "")
+	r.mu.Unlock()
+	return true
 }
 
 // request is a round's request before its messages and tools: the model, the session's

@@ -44,6 +44,7 @@ type Models interface {
 // Settings is the part of the settings service the loop reads (*settings.Service).
 type Settings interface {
 	Int(ctx context.Context, key string) int
+	Bool(ctx context.Context, key string) bool
 	String(ctx context.Context, key string) string
 	Duration(ctx context.Context, key string) time.Duration
 }
@@ -109,16 +110,33 @@ type ToolInfo struct {
 
 // Status part kinds.
 const (
-	StatusRetry = "retry" // a rate-limited request is retried after a wait
-	StatusError = "error" // the message ended with Error
+	StatusRetry    = "retry"     // a rate-limited request is retried after a wait
+	StatusError    = "error"     // the message ended with Error
+	StatusToolCost = "tool-cost" // the tool definitions take more of the window than the setting allows
 )
 
 // StatusInfo is a status line inside a message.
 type StatusInfo struct {
-	Kind    string        `json:"kind"`
-	Error   *apperr.Error `json:"error,omitempty"`
-	Attempt int           `json:"attempt,omitempty"`
-	WaitMs  int64         `json:"waitMs,omitempty"`
+	Kind     string        `json:"kind"`
+	Error    *apperr.Error `json:"error,omitempty"`
+	Attempt  int           `json:"attempt,omitempty"`
+	WaitMs   int64         `json:"waitMs,omitempty"`
+	ToolCost *ToolCost     `json:"toolCost,omitempty"`
+}
+
+// ToolCost is what a tool-cost notice says: the request's tool definitions cost Tokens
+// of a Window of which Limit percent was allowed (chat.toolContextShare). WindowKnown is
+// false when the model's window is unknown and tools.UnknownContextWindow was assumed;
+// Folded counts the tools already folded and FoldAll says whether every foldable one is.
+type ToolCost struct {
+	Tokens      int  `json:"tokens"`
+	Window      int  `json:"window"`
+	WindowKnown bool `json:"windowKnown"`
+	Percent     int  `json:"percent"`
+	Limit       int  `json:"limit"`
+	Tools       int  `json:"tools"`
+	Folded      int  `json:"folded"`
+	FoldAll     bool `json:"foldAll"`
 }
 
 // Message statuses.

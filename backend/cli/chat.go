@@ -275,6 +275,11 @@ func (p *chatPrinter) part(part chat.Part) {
 		if part.Status != nil && part.Status.Kind == chat.StatusRetry {
 			fmt.Fprintf(p.env.Stderr, "[rate limited, retrying in %.1f s]\n", float64(part.Status.WaitMs)/1000)
 		}
+		if c := toolCostOf(part); c != nil {
+			fmt.Fprintf(p.env.Stderr, "[tool definitions take %d%% of the %d-token context window (%d tokens, more than %d%%): "+
+				"fold every MCP tool with `cairn settings set chat.foldAllTools true`, or turn servers off with `cairn mcp disable`]\n",
+				c.Percent, c.Window, c.Tokens, c.Limit)
+		}
 	}
 }
 
@@ -346,4 +351,12 @@ func undoFailedSend(c chatBackend, id string, created bool, undo *chat.SessionPa
 	if undo != nil {
 		_, _ = c.UpdateSession(ctx, id, *undo)
 	}
+}
+
+// toolCostOf is a tool-cost notice's figures, nil for any other part.
+func toolCostOf(part chat.Part) *chat.ToolCost {
+	if part.Status == nil || part.Status.Kind != chat.StatusToolCost {
+		return nil
+	}
+	return part.Status.ToolCost
 }

@@ -303,6 +303,7 @@ var capRules = []capRule{
 	{re: regexp.MustCompile(`magistral|mistral-(medium|small|large)`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`deepseek`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`gpt-4\.1`), ctx: 1047576, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`gpt-5`), ctx: 400000, tools: 1, vision: 1},
 	{re: regexp.MustCompile(`gpt-4o|gpt-5|o4-mini|o3`), ctx: 128000, tools: 1, vision: 1},
 	{re: regexp.MustCompile(`gpt-4-turbo`), ctx: 128000, tools: 1, vision: 1},
 	{re: regexp.MustCompile(`gpt-3\.5`), ctx: 16385, tools: 1},
@@ -316,6 +317,9 @@ var capRules = []capRule{
 	{re: regexp.MustCompile(`qwen-max|qwen-plus|qwen-turbo|qwen3|qwen2\.5`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`claude`), ctx: 200000, tools: 1, vision: 1},
 	{re: regexp.MustCompile(`gemini`), ctx: 1048576, tools: 1, vision: 1},
+	{re: regexp.MustCompile(`grok-4`), ctx: 256000, tools: 1},
+	{re: regexp.MustCompile(`grok-3`), ctx: 131072, tools: 1},
+	{re: regexp.MustCompile(`llama-?3\.[1-3]|mistral-nemo|gemma-?3|command-r`), ctx: 131072, tools: 1},
 	{re: regexp.MustCompile(`llama3|llama-3|mistral|mixtral|qwen`), ctx: 32768, tools: 1},
 }
 

@@ -525,7 +525,10 @@ func mergeModels(have, fetched []Model) []Model {
 }
 
 // listModels calls GET /models and reads the fields OpenRouter, LM Studio and others add
-// (context length, supported parameters, input modalities).
+// (context length, supported parameters, input modalities). The window is the first of
+// context_length (OpenRouter, Together), context_window (Groq), max_context_length
+// (Mistral, LM Studio), max_model_len (vLLM) and OpenRouter's top_provider.context_length;
+// a model that names none keeps the known-model table's guess (GuessModel).
 func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Model, error) {
 	t := target{providerID: p.ID, baseURL: p.BaseURL}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+"/models", nil)
@@ -559,10 +562,14 @@ func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Mod
 	}
 	var list struct {
 		Data []struct {
-			ID                  string   `json:"id"`
-			ContextLength       int      `json:"context_length"`
-			ContextWindow       int      `json:"context_window"`
-			MaxContextLength    int      `json:"max_context_length"`
+			ID               string `json:"id"`
+			ContextLength    int    `json:"context_length"`
+			ContextWindow    int    `json:"context_window"`
+			MaxContextLength int    `json:"max_context_length"`
+			MaxModelLen      int    `json:"max_model_len"`
+			TopProvider      *struct {
+				ContextLength int `json:"context_length"`
+			} `json:"top_provider"`
 			SupportedParameters []string `json:"supported_parameters"`
 			Capabilities        []string `json:"capabilities"`
 			Architecture        *struct {
@@ -580,7 +587,11 @@ func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Mod
 		}
 		m := GuessModel(d.ID)
 		m.Source = SourceFetched
-		for _, n := range []int{d.ContextLength, d.ContextWindow, d.MaxContextLength} {
+		top := 0
+		if d.TopProvider != nil {
+			top = d.TopProvider.ContextLength
+		}
+		for _, n := range []int{d.ContextLength, d.ContextWindow, d.MaxContextLength, d.MaxModelLen, top} {
 			if n > 0 {
 				m.ContextWindow = n
 				break

@@ -275,6 +275,9 @@ func TestGuessModel(t *testing.T) {
 		{"text-embedding-3-small", false, false, false, 0},
 		{"qwen-vl-max", true, true, false, 1},
 		{"some-unknown-model", true, false, false, 0},
+		{"gpt-5-mini", true, true, true, 400000},
+		{"meta-llama/llama-3.3-70b-instruct", true, false, false, 131072},
+		{"gemma3:27b", true, true, false, 131072},
 	}
 	for _, tt := range tests {
 		m := GuessModel(tt.id)
@@ -288,5 +291,39 @@ func TestGuessModel(t *testing.T) {
 				t.Errorf("preset %s has a bad URL: %v", p.ID, err)
 			}
 		}
+	}
+}
+
+// TestFetchedContextWindows: each provider's field for the window is read from its
+// /models answer; a model whose answer names none keeps the known-model guess.
+func TestFetchedContextWindows(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.WithModels(
+		llmtest.Model{ID: "openrouter-style", ContextLength: 200000},
+		llmtest.Model{ID: "openrouter-top", TopProvider: &llmtest.TopProvider{ContextLength: 65536}},
+		llmtest.Model{ID: "groq-style", ContextWindow: 131072},
+		llmtest.Model{ID: "mistral-style", MaxContextLength: 32000},
+		llmtest.Model{ID: "vllm-style", MaxModelLen: 40960},
+		llmtest.Model{ID: "claude-sonnet-4"},
+		llmtest.Model{ID: "nameless"},
+	))
+	p, err := e.svc.Save(ctx, ProviderInput{Name: "Fake", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = e.svc.FetchModels(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"openrouter-style": 200000, "openrouter-top": 65536, "groq-style": 131072,
+		"mistral-style": 32000, "vllm-style": 40960, "claude-sonnet-4": 200000, "nameless": 0}
+	for _, m := range p.Models {
+		if w, ok := want[m.ID]; !ok || m.ContextWindow != w {
+			t.Errorf("%s: window %d, want %d", m.ID, m.ContextWindow, w)
+		}
+		delete(want, m.ID)
+	}
+	if len(want) != 0 {
+		t.Errorf("models not listed: %v", want)
 	}
 }

@@ -71,6 +71,11 @@ func Specs() []Spec {
 		// Hosts whose remote images in answers load without a click (space- or
 		// comma-separated host names); every other remote image waits for one.
 		{Key: "chat.imageHosts", Type: String, Default: "", MaxLen: 4000, Section: "general"},
+		// The share of the model's context window (percent) the tool definitions of a
+		// request may take before the conversation says so; and the way out it offers:
+		// fold every MCP tool behind tool_search, however few or cheap they are.
+		{Key: "chat.toolContextShare", Type: Int, Default: 25, Min: intp(1), Max: intp(100), Section: "general"},
+		{Key: "chat.foldAllTools", Type: Bool, Default: false, Section: "general"},
 		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "plan", "bypassPermissions"}, Section: "permissions"},
 	}
 }
@@ -221,6 +226,17 @@ func (s *Service) String(ctx context.Context, key string) string {
 	return str
 }
 
+// Bool returns a bool setting, falling back to the default on any problem.
+func (s *Service) Bool(ctx context.Context, key string) bool {
+	v, err := s.Get(ctx, key)
+	if err != nil {
+		sp, _ := s.lookup(key)
+		v = sp.Default
+	}
+	b, _ := v.(bool)
+	return b
+}
+
 // Defaults reads every setting as its spec's default. A component given no settings
 // service (a test, a one-off command) uses it, so that a default is written once, in
 // Specs, and never repeated where the setting is read.
@@ -231,6 +247,13 @@ func (Defaults) Int(_ context.Context, key string) int {
 	sp, _ := Lookup(key)
 	n, _ := sp.Default.(int)
 	return n
+}
+
+// Bool returns a bool setting's default.
+func (Defaults) Bool(_ context.Context, key string) bool {
+	sp, _ := Lookup(key)
+	b, _ := sp.Default.(bool)
+	return b
 }
 
 // String returns a string or enum setting's default.

@@ -59,7 +59,11 @@ func ShouldDefer(costs []ToolCost, contextWindow, metaTokens int) bool {
 // PlanDeferral returns, for each cost, whether it is folded: always-deferred tools
 // always, auto tools when ShouldDefer, never-deferred tools never.
 func PlanDeferral(costs []ToolCost, contextWindow, metaTokens int) []bool {
-	foldAuto := ShouldDefer(costs, contextWindow, metaTokens)
+	return planDeferral(costs, ShouldDefer(costs, contextWindow, metaTokens))
+}
+
+// planDeferral folds the always-deferred tools, and the auto ones when foldAuto.
+func planDeferral(costs []ToolCost, foldAuto bool) []bool {
 	out := make([]bool, len(costs))
 	for i, c := range costs {
 		switch c.Defer {

@@ -187,6 +187,9 @@ func (r *Registry) plan(scope Scope, pool []*record) []bool {
 	for i, rec := range pool {
 		costs[i] = ToolCost{Name: rec.def.Name, Defer: rec.entry.Defer, Tokens: rec.tokens}
 	}
+	if scope.FoldAll {
+		return planDeferral(costs, true)
+	}
 	return PlanDeferral(costs, scope.Model.ContextWindow, r.metaCatalog().tokens)
 }
 

@@ -27,6 +27,9 @@ type Scope struct {
 	KBs         []string        `json:"kbs,omitempty"`
 	Files       []string        `json:"files,omitempty"`
 	Disabled    map[string]bool `json:"disabled,omitempty"` // wire names turned off by the user
+	// FoldAll folds every auto tool behind the meta tools, whatever the cost gates say
+	// (setting chat.foldAllTools: the way out when tool definitions fill the window).
+	FoldAll bool `json:"foldAll,omitempty"`
 }
 
 // HasToolset reports whether the session enabled a toolset.

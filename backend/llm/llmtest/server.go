@@ -88,12 +88,23 @@ func (r ChatRequest) ToolNames() []string {
 	return out
 }
 
-// Model is one entry of GET /v1/models.
+// Model is one entry of GET /v1/models, with the window fields providers add: OpenRouter
+// and Together context_length (OpenRouter also under top_provider), Groq context_window,
+// Mistral and LM Studio max_context_length, vLLM max_model_len.
 type Model struct {
-	ID            string `json:"id"`
-	ContextLength int    `json:"context_length,omitempty"`
+	ID               string       `json:"id"`
+	ContextLength    int          `json:"context_length,omitempty"`
+	ContextWindow    int          `json:"context_window,omitempty"`
+	MaxContextLength int          `json:"max_context_length,omitempty"`
+	MaxModelLen      int          `json:"max_model_len,omitempty"`
+	TopProvider      *TopProvider `json:"top_provider,omitempty"`
 	// SupportedParameters follows OpenRouter ("tools" marks tool support).
 	SupportedParameters []string `json:"supported_parameters,omitempty"`
+}
+
+// TopProvider is OpenRouter's top_provider of a model.
+type TopProvider struct {
+	ContextLength int `json:"context_length,omitempty"`
 }
 
 // Server is a running fake provider. URL is the base URL to configure (ends in /v1).

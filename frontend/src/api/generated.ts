@@ -680,6 +680,24 @@ export interface ChatStatusInfo {
   error?: ApperrError;
   attempt?: number;
   waitMs?: number;
+  toolCost?: ChatToolCost;
+}
+
+/**
+ * ToolCost is what a tool-cost notice says: the request's tool definitions cost Tokens
+ * of a Window of which Limit percent was allowed (chat.toolContextShare). WindowKnown is
+ * false when the model's window is unknown and tools.UnknownContextWindow was assumed;
+ * Folded counts the tools already folded and FoldAll says whether every foldable one is.
+ */
+export interface ChatToolCost {
+  tokens: number;
+  window: number;
+  windowKnown: boolean;
+  percent: number;
+  limit: number;
+  tools: number;
+  folded: number;
+  foldAll: boolean;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { memo, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { Part } from "../api";
+import { useOptionalClient, type Part } from "../api";
+import type { ChatToolCost } from "../api/generated";
+import { useOptionalRouter } from "../shell/router";
 import { ErrorView, useErrorText } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { toAppError } from "../api";
@@ -66,6 +68,9 @@ export const StatusPart = memo(function StatusPart({ part, onRetry }: { part: Pa
       </div>
     );
   }
+  if (st.kind === "tool-cost" && st.toolCost) {
+    return <ToolCostNotice cost={st.toolCost} />;
+  }
   if (st.error) {
     return (
       <div className="part" data-testid="part-status" data-kind={st.kind}>
@@ -75,3 +80,58 @@ export const StatusPart = memo(function StatusPart({ part, onRetry }: { part: Pa
   }
   return null;
 });
+
+/** The setting the tool-cost notice's first way out turns on. */
+export const FOLD_ALL_KEY = "chat.foldAllTools";
+
+/**
+ * Said before a request went out whose tool definitions take more of the model's window
+ * than chat.toolContextShare allows, with the ways out: fold every MCP tool, turn servers
+ * off, or set the model's window when it was only assumed.
+ */
+function ToolCostNotice({ cost }: { cost: ChatToolCost }) {
+  const { t, i18n } = useTranslation("chat");
+  const client = useOptionalClient();
+  const router = useOptionalRouter();
+  const [state, setState] = useState<{ kind: "idle" | "busy" | "done" } | { kind: "error"; error: unknown }>({ kind: "idle" });
+  const n = (v: number) => new Intl.NumberFormat(i18n.language).format(v);
+  const foldAll = () => {
+    if (!client) return;
+    setState({ kind: "busy" });
+    client.settings.set(FOLD_ALL_KEY, true).then(
+      () => setState({ kind: "done" }),
+      (error: unknown) => setState({ kind: "error", error }),
+    );
+  };
+  const canFold = !cost.foldAll && state.kind !== "done";
+  return (
+    <div className="part tool-cost" role="note" data-testid="part-status" data-kind="tool-cost">
+      <Icon name="alert" size={15} />
+      <div className="tool-cost__body">
+        <p>
+          {t("status.toolCost.text", { percent: cost.percent, tokens: n(cost.tokens), window: n(cost.window), limit: cost.limit, tools: cost.tools })}
+          {!cost.windowKnown && <> {t("status.toolCost.assumed", { window: n(cost.window) })}</>}
+        </p>
+        <div className="tool-cost__actions">
+          {client && canFold && (
+            <button type="button" className="btn btn--small" disabled={state.kind === "busy"} onClick={foldAll} data-testid="tool-cost-fold">
+              {t("status.toolCost.foldAll")}
+            </button>
+          )}
+          {state.kind === "done" && <span className="muted" data-testid="tool-cost-folded">{t("status.toolCost.folded")}</span>}
+          {router && (
+            <button type="button" className="btn btn--small" onClick={() => router.openSettings("mcp")} data-testid="tool-cost-servers">
+              {t("status.toolCost.servers")}
+            </button>
+          )}
+          {router && !cost.windowKnown && (
+            <button type="button" className="btn btn--small" onClick={() => router.openSettings("providers")} data-testid="tool-cost-window">
+              {t("status.toolCost.window")}
+            </button>
+          )}
+        </div>
+        {state.kind === "error" && <ErrorView error={state.error} compact />}
+      </div>
+    </div>
+  );
+}
