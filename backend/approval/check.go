@@ -37,7 +37,7 @@ func Fingerprint(schema json.RawMessage, server string) string {
 
 // toolOf describes an entry for evaluation, with the MCP fingerprint.
 func (s *Service) toolOf(e *tools.Entry) permission.Tool {
-	t := permission.Tool{Name: e.Name, Namespace: e.Namespace, ReadOnly: e.ReadOnly, Destructive: e.Destructive, NeedsApproval: e.NeedsApproval}
+	t := permission.Tool{Name: e.Name, Namespace: e.Namespace, ReadOnly: e.ReadOnly, Destructive: e.Destructive, Approval: e.Approval}
 	if tools.IsMCPNamespace(e.Namespace) {
 		_, servers, _ := s.deps()
 		identity := ""

@@ -50,9 +50,9 @@ func TestInvokeIsJudgedLikeADirectCall(t *testing.T) {
 	mcpRead, mcpWrite, mcpDelete := &counting{}, &counting{}, &counting{}
 	read := mcpRead.entry(tools.MCPName("fs-1", "Files", "read_note"), "mcp:fs-1", pathSchema, true, true)
 	write := mcpWrite.entry(tools.MCPName("fs-1", "Files", "write_note"), "mcp:fs-1", pathSchema, false, false)
-	write.NeedsApproval = true // what the catalog sets for a tool without readOnlyHint
+	write.Approval = tools.ApprovalAsk // the user chose "ask" for it
 	del := mcpDelete.entry(tools.MCPName("fs-1", "Files", "erase_note"), "mcp:fs-1", pathSchema, false, false)
-	del.Destructive = true // the user chose "allow" for it: no approval of its own
+	del.Destructive = true // no choice of its own: the defaults ask, as it can delete
 	fs := append(toolstest.MCPLike("fs-1", "Files", 60), read, write, del)
 	for i := range fs {
 		fs[i].Namespace, fs[i].NamespaceLabel = "mcp:fs-1", "Files"

@@ -161,7 +161,7 @@ type Sample struct {
 	Mode          permission.Mode `json:"mode,omitempty"` // "" = the session's (or the default)
 	ReadOnly      bool            `json:"readOnly,omitempty"`
 	Destructive   bool            `json:"destructive,omitempty"`
-	NeedsApproval bool            `json:"needsApproval,omitempty"`
+	NeedsApproval bool            `json:"needsApproval,omitempty"` // the tool always asks (approval "ask")
 	// Rule is a rule being edited, tested as if it were saved (replacing the stored one
 	// with its ID). Only tests it alone, without the stored rules.
 	Rule *permission.Rule `json:"rule,omitempty"`
@@ -199,7 +199,10 @@ func (s *Service) TestRule(ctx context.Context, sm Sample) (TestResult, error) {
 		}
 	}
 	_, _, lookup := s.deps()
-	res := TestResult{Tool: permission.Tool{Name: sm.Tool, ReadOnly: sm.ReadOnly, Destructive: sm.Destructive, NeedsApproval: sm.NeedsApproval}}
+	res := TestResult{Tool: permission.Tool{Name: sm.Tool, ReadOnly: sm.ReadOnly, Destructive: sm.Destructive}}
+	if sm.NeedsApproval {
+		res.Tool.Approval = permission.ApprovalAsk
+	}
 	var entry *tools.Entry
 	if lookup != nil {
 		if e, ok := lookup.Lookup(sm.Tool); ok {

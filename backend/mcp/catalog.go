@@ -124,17 +124,11 @@ func hints(t *mcp.Tool, trusted bool) (readOnly, destructive, claimed bool) {
 	return readOnly, destructive, claimed
 }
 
-// needsApproval: the user's explicit choice, else ask for every tool not annotated
-// read-only.
+// needsApproval is what the permission engine's defaults make of the user's choice
+// (Settings shows it beside the choice): ask asks, allow never does, the default asks
+// for every tool not annotated read-only. Rules and the session's mode come on top.
 func needsApproval(p toolPref, readOnly bool) bool {
-	switch p.Approval {
-	case ApprovalAsk:
-		return true
-	case ApprovalAllow:
-		return false
-	default:
-		return !readOnly
-	}
+	return p.Approval == ApprovalAsk || p.Approval == ApprovalDefault && !readOnly
 }
 
 // RefreshTools connects to the server if needed, lists its tools, writes the cache and
@@ -312,8 +306,9 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 			desc = t.Title
 		}
 		id, name := cfg.ID, t.Name
-		needs := needsApproval(p, ro)
-		e := tools.Entry{
+		// Folding, the progress kind and the approval gate's interlock are the registry's
+		// defaults for an MCP namespace; only what is the server's is said here.
+		out = append(out, tools.Entry{
 			Name:           tools.MCPName(cfg.ID, cfg.Name, t.Name),
 			Namespace:      tools.MCPNamespace(cfg.ID),
 			NamespaceLabel: cfg.Name,
@@ -322,25 +317,19 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 			SearchHint:     t.Name + " " + t.Title,
 			InputSchema:    schema,
 			OutputSchema:   outSchema,
-			Defer:          tools.DeferAuto,
 			Applies:        tools.WhenToolset("mcp"),
 			ReadOnly:       ro,
 			Destructive:    destr,
 			// Read-only calls of one server may run side by side; anything else in order.
 			ConcurrencySafe: ro,
-			NeedsApproval:   needs,
+			Approval:        p.Approval,
 			Timeout:         cfg.callTimeout(),
 			Cancellable:     true,
 			Instruction:     instr,
-			ProgressKind:    "mcp",
 			Execute: func(ctx context.Context, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {
 				return m.CallTool(ctx, id, name, args, progress)
 			},
-		}
-		if needs {
-			e.Defer = tools.DeferNever // an approval gate must never be folded away
-		}
-		out = append(out, e)
+		})
 	}
 	return out
 }

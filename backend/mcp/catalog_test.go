@@ -87,23 +87,23 @@ func TestToolPrefs(t *testing.T) {
 	ctx := context.Background()
 	read := tools.MCPName(v.ID, "mem", "read_graph")
 	create := tools.MCPName(v.ID, "mem", "create_entities")
-	if e, _ := h.reg.Lookup(read); e == nil || e.NeedsApproval {
+	if e, _ := h.reg.Lookup(read); e == nil || !e.ReadOnly || e.Approval != ApprovalDefault {
 		t.Fatalf("read_graph (read-only) should not ask: %+v", e)
 	}
-	if e, _ := h.reg.Lookup(create); e == nil || !e.NeedsApproval || e.Defer != tools.DeferNever {
-		t.Fatalf("create_entities should ask: %+v", e)
+	if e, _ := h.reg.Lookup(create); e == nil || e.ReadOnly || e.Approval != ApprovalDefault || e.Defer != tools.DeferAuto {
+		t.Fatalf("create_entities should ask by the defaults: %+v", e)
 	}
 	if _, err := h.m.SetToolApproval(ctx, v.ID, "create_entities", ApprovalAllow); err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := h.reg.Lookup(create); e.NeedsApproval || e.Defer != tools.DeferAuto {
+	if e, _ := h.reg.Lookup(create); e.Approval != ApprovalAllow || e.Defer != tools.DeferAuto {
 		t.Fatalf("allowed: %+v", e)
 	}
 	if _, err := h.m.SetToolApproval(ctx, v.ID, "read_graph", ApprovalAsk); err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := h.reg.Lookup(read); !e.NeedsApproval {
-		t.Fatal("ask not applied")
+	if e, _ := h.reg.Lookup(read); e.Approval != ApprovalAsk || e.Defer != tools.DeferNever {
+		t.Fatalf("ask not applied: %+v", e)
 	}
 	nv, err := h.m.SetToolEnabled(ctx, v.ID, "read_graph", false)
 	if err != nil {

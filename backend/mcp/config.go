@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // Transport says how Cairn talks to a server.
@@ -26,14 +27,15 @@ const (
 	TransportBuiltin Transport = "builtin" // an in-process server (in-memory transport)
 )
 
-// Approval is the user's per-tool choice about asking before a call.
-type Approval string
+// Approval is the user's per-tool choice about asking before a call. It reaches the
+// permission engine as it is (tools.Entry.Approval), so "allow" means never ask.
+type Approval = tools.Approval
 
 // The approval choices; the default asks for every tool not annotated read-only.
 const (
-	ApprovalDefault Approval = ""
-	ApprovalAsk     Approval = "ask"
-	ApprovalAllow   Approval = "allow"
+	ApprovalDefault = tools.ApprovalDefault
+	ApprovalAsk     = tools.ApprovalAsk
+	ApprovalAllow   = tools.ApprovalAllow
 )
 
 // Var is one environment variable or HTTP header. A secret's value lives in the secret

@@ -69,7 +69,7 @@ func TestToolListedTwice(t *testing.T) {
 		}
 	}
 	e, ok := h.reg.Lookup(wire)
-	if n != 1 || !ok || e.Description != "the first" || !e.NeedsApproval {
+	if n != 1 || !ok || e.Description != "the first" || e.ReadOnly || e.Approval != ApprovalDefault {
 		t.Fatalf("registry: %d entries, %+v", n, e)
 	}
 	lines, _ := h.m.Logs(v.ID, 0)

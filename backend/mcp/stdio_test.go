@@ -36,10 +36,11 @@ func TestStdioEverything(t *testing.T) {
 	if !ok {
 		t.Fatalf("%s not in the registry", echo)
 	}
-	if !e.ReadOnly || e.NeedsApproval || e.Defer != tools.DeferAuto || e.Namespace != tools.MCPNamespace(v.ID) {
-		t.Fatalf("echo entry: readOnly %v needsApproval %v defer %s ns %s", e.ReadOnly, e.NeedsApproval, e.Defer, e.Namespace)
+	if !e.ReadOnly || e.Approval != ApprovalDefault || e.Defer != tools.DeferAuto || e.Namespace != tools.MCPNamespace(v.ID) {
+		t.Fatalf("echo entry: readOnly %v approval %q defer %s ns %s", e.ReadOnly, e.Approval, e.Defer, e.Namespace)
 	}
-	// A tool without readOnlyHint asks by default and is never folded.
+	// A tool without readOnlyHint asks by default: the permission step's defaults ask for
+	// it (inline or through tool_invoke), so it carries the default choice, not a gate.
 	var gated string
 	for _, ti := range h.wait(v.ID, 5*time.Second, "tools", ready).Tools {
 		if !ti.ReadOnly {
@@ -52,7 +53,7 @@ func TestStdioEverything(t *testing.T) {
 	if gated == "" {
 		t.Fatal("server-everything has no tool without readOnlyHint")
 	}
-	if g, _ := h.reg.Lookup(gated); !g.NeedsApproval || g.Defer != tools.DeferNever {
+	if g, _ := h.reg.Lookup(gated); g.ReadOnly || g.Approval != ApprovalDefault || g.ConcurrencySafe {
 		t.Fatalf("gated entry: %+v", g)
 	}
 

@@ -112,7 +112,7 @@ func TestTrustReadOnlyHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m2.Close()
-	if e, ok := c2.Registry.Lookup(wire); !ok || e.ReadOnly || !e.NeedsApproval {
+	if e, ok := c2.Registry.Lookup(wire); !ok || e.ReadOnly || e.Approval != ApprovalDefault {
 		t.Fatalf("after a restart: %+v", e)
 	}
 }

@@ -9,11 +9,12 @@ import (
 
 // Tool is what evaluation knows about the tool being called.
 type Tool struct {
-	Name          string `json:"name"`
-	Namespace     string `json:"namespace"`
-	ReadOnly      bool   `json:"readOnly"`
-	Destructive   bool   `json:"destructive"`
-	NeedsApproval bool   `json:"needsApproval"`
+	Name        string `json:"name"`
+	Namespace   string `json:"namespace"`
+	ReadOnly    bool   `json:"readOnly"`
+	Destructive bool   `json:"destructive"`
+	// Approval is the tool's standing choice (ask, allow, or the defaults).
+	Approval Approval `json:"approval,omitempty"`
 	// Fingerprint is the current hash of an MCP tool's schema and its server's command
 	// or URL ("" for other tools); allow rules bound to another fingerprint are stale.
 	Fingerprint string `json:"fingerprint,omitempty"`
@@ -61,7 +62,7 @@ type Verdict struct {
 // approval.reasons (a frontend test checks the list against the locale files).
 func ReasonCodes() []string {
 	return []string{"rule_denies", "plan_mode", "bypass", "rule_asks", "hook_allows", "hook_asks", "rule_allows",
-		"accept_edits", "read_only", "server_read_only", "can_change", "tool_changed", "needs_approval", "destructive",
+		"accept_edits", "tool_allowed", "read_only", "server_read_only", "can_change", "tool_changed", "needs_approval", "destructive",
 		"command_unparsable", "command_hides", "command_not_allowed"}
 }
 
@@ -75,7 +76,7 @@ type Explanation struct {
 
 // Evaluate decides a call: deny rules, then the mode (plan refuses writes, bypass allows
 // the rest), ask rules, a hook's decision, allow rules, acceptEdits, and the defaults
-// (read-only tools pass, everything else asks).
+// (the tool's own approval choice, else read-only tools pass and everything else asks).
 func Evaluate(in Input) Verdict { return Explain(in).Verdict }
 
 // Explain is Evaluate with the resolved paths and parsed commands it used.
@@ -210,8 +211,12 @@ func (c *call) decide() Verdict {
 	if c.in.Mode == ModeAcceptEdits && IsEditTool(t) && c.allInside() {
 		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "acceptEdits: a file edit inside the workspace", ReasonCode: "accept_edits", Stale: stale}
 	}
-	// 8. Defaults.
-	if t.ReadOnly && !t.NeedsApproval {
+	// 8. Defaults: the tool's own choice ("never ask" lets it pass even when it can change
+	// things), else read-only tools pass.
+	switch {
+	case t.Approval == ApprovalAllow:
+		return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the user lets this tool run without asking", ReasonCode: "tool_allowed", Stale: stale}
+	case t.ReadOnly && t.Approval == ApprovalDefault:
 		if t.MCP() { // the server's own word, which the user chose to trust for this server
 			return Verdict{Behavior: Allow, Source: SourceConfig, Reason: "the server marks it read-only", ReasonCode: "server_read_only", Stale: stale}
 		}
@@ -221,7 +226,7 @@ func (c *call) decide() Verdict {
 	switch {
 	case len(stale) > 0:
 		v.Reason, v.ReasonCode = "the tool or its server changed since it was always allowed", "tool_changed"
-	case t.NeedsApproval:
+	case t.Approval == ApprovalAsk:
 		v.Reason, v.ReasonCode = "the tool always needs approval", "needs_approval"
 	case t.Destructive:
 		v.Reason, v.ReasonCode = "the tool can delete or overwrite data", "destructive"

@@ -13,7 +13,7 @@ var (
 	readTool   = Tool{Name: "web_search", Namespace: "web", ReadOnly: true}
 	writeTool  = Tool{Name: "sandbox_write", Namespace: "sandbox", Edits: true}
 	deleteTool = Tool{Name: "sandbox_delete", Namespace: "sandbox", Destructive: true}
-	gatedRead  = Tool{Name: "mcp__mail__read_0123", Namespace: "mcp:mail", ReadOnly: true, NeedsApproval: true}
+	gatedRead  = Tool{Name: "mcp__mail__read_0123", Namespace: "mcp:mail", ReadOnly: true, Approval: ApprovalAsk}
 	mcpWrite   = Tool{Name: "mcp__fs__write_file_0123", Namespace: "mcp:fs"}
 )
 
@@ -365,6 +365,7 @@ func TestReasonCodes(t *testing.T) {
 		{"destructive", Input{Tool: deleteTool}, "destructive", nil},
 		{"can change", Input{Tool: writeTool}, "can_change", nil},
 		{"read-only", Input{Tool: readTool}, "read_only", nil},
+		{"never ask", Input{Tool: Tool{Name: mcpWrite.Name, Namespace: mcpWrite.Namespace, Approval: ApprovalAllow}}, "tool_allowed", nil},
 		{"server says read-only", Input{Tool: Tool{Name: "mcp__fs__list", Namespace: "mcp:srv1", ReadOnly: true}}, "server_read_only", nil},
 		{"plan", Input{Tool: writeTool, Mode: ModePlan}, "plan_mode", nil},
 		{"bypass", Input{Tool: writeTool, Mode: ModeBypass}, "bypass", nil},
@@ -382,6 +383,45 @@ func TestReasonCodes(t *testing.T) {
 				if v.ReasonParams[k] == "" {
 					t.Fatalf("param %q missing: %v", k, v.ReasonParams)
 				}
+			}
+		})
+	}
+}
+
+// TestApprovalChoice: a tool's approval choice in every mode. "Never ask" lets a tool
+// that can change things run unasked (the defaults step asked anyway before), but no
+// further than the defaults: deny and ask rules and plan mode still hold. "Ask" asks
+// even for a read-only tool; the default asks unless the tool is read-only.
+func TestApprovalChoice(t *testing.T) {
+	denyRule := Rule{ID: "d", Tool: mcpWrite.Name, Behavior: Deny, Source: SourceConfig}
+	askRule := Rule{ID: "a", Tool: mcpWrite.Name, Behavior: Ask, Source: SourceConfig}
+	tests := []struct {
+		name     string
+		approval Approval
+		readOnly bool
+		mode     Mode
+		rules    []Rule
+		want     Behavior
+		code     string
+	}{
+		{"default, can change", ApprovalDefault, false, ModeDefault, nil, Ask, "destructive"},
+		{"default, read-only", ApprovalDefault, true, ModeDefault, nil, Allow, "server_read_only"},
+		{"ask, read-only", ApprovalAsk, true, ModeDefault, nil, Ask, "needs_approval"},
+		{"ask, can change", ApprovalAsk, false, ModeDefault, nil, Ask, "needs_approval"},
+		{"allow, can change", ApprovalAllow, false, ModeDefault, nil, Allow, "tool_allowed"},
+		{"allow, read-only", ApprovalAllow, true, ModeDefault, nil, Allow, "tool_allowed"},
+		{"allow, acceptEdits", ApprovalAllow, false, ModeAcceptEdits, nil, Allow, "tool_allowed"},
+		{"allow, plan mode refuses", ApprovalAllow, false, ModePlan, nil, Deny, "plan_mode"},
+		{"allow, a deny rule holds", ApprovalAllow, false, ModeDefault, []Rule{denyRule}, Deny, "rule_denies"},
+		{"allow, an ask rule holds", ApprovalAllow, false, ModeDefault, []Rule{askRule}, Ask, "rule_asks"},
+		{"ask, bypass", ApprovalAsk, false, ModeBypass, nil, Allow, "bypass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := Tool{Name: mcpWrite.Name, Namespace: mcpWrite.Namespace, ReadOnly: tt.readOnly, Destructive: !tt.readOnly, Approval: tt.approval}
+			v := Evaluate(Input{Tool: tool, Mode: tt.mode, Rules: tt.rules, Resolver: Resolver{Workspace: ws}})
+			if v.Behavior != tt.want || v.ReasonCode != tt.code {
+				t.Fatalf("%s %s (%s), want %s %s", v.Behavior, v.ReasonCode, v.Reason, tt.want, tt.code)
 			}
 		})
 	}

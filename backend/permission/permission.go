@@ -48,6 +48,30 @@ const (
 	Ask   Behavior = "ask"
 )
 
+// Approval is a tool's standing approval choice: the user's per-tool setting (Settings →
+// MCP, `cairn mcp approval`) or a built-in tool that always asks. It is tri-state so that
+// "allow" can say more than "not ask": the defaults step lets an allowed tool run unasked
+// even when it is not read-only, while Default leaves the decision to the defaults.
+type Approval string
+
+// The three approval choices.
+const (
+	// ApprovalDefault: read-only tools pass, the rest asks (the defaults step).
+	ApprovalDefault Approval = ""
+	// ApprovalAsk: always ask, read-only or not.
+	ApprovalAsk Approval = "ask"
+	// ApprovalAllow: never ask (deny and ask rules, plan mode and hooks still hold).
+	ApprovalAllow Approval = "allow"
+)
+
+// Approvals lists the choices.
+func Approvals() []Approval { return []Approval{ApprovalDefault, ApprovalAsk, ApprovalAllow} }
+
+// ValidApproval reports whether a is one of the three choices.
+func ValidApproval(a Approval) bool {
+	return a == ApprovalDefault || a == ApprovalAsk || a == ApprovalAllow
+}
+
 // ValidBehavior reports whether b is one of Allow, Deny, Ask.
 func ValidBehavior(b Behavior) bool { return b == Allow || b == Deny || b == Ask }
 

@@ -20,9 +20,9 @@ import (
 func gatedTool(runs *atomic.Int32) tools.Entry {
 	return tools.Entry{
 		Name: "file_write", Namespace: "file", Description: "Write a file",
-		InputSchema:   json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
-		NeedsApproval: true,
-		Applies:       func(tools.Scope) bool { return true },
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		Approval:    tools.ApprovalAsk,
+		Applies:     func(tools.Scope) bool { return true },
 		Execute: func(_ context.Context, args json.RawMessage, _ func(tools.Progress)) (tools.Result, error) {
 			runs.Add(1)
 			return tools.Result{Content: "wrote " + string(args)}, nil

@@ -5,6 +5,18 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/cairn-app/cairn/backend/permission"
+)
+
+// Approval is a tool's standing approval choice, as the permission engine reads it.
+type Approval = permission.Approval
+
+// The three choices (permission.ApprovalDefault and its siblings).
+const (
+	ApprovalDefault = permission.ApprovalDefault // read-only tools pass, the rest asks
+	ApprovalAsk     = permission.ApprovalAsk     // always ask
+	ApprovalAllow   = permission.ApprovalAllow   // never ask
 )
 
 // Defer says whether a tool may be folded behind the meta tools (TOOL-4).
@@ -73,12 +85,15 @@ type Entry struct {
 	// always.
 	Applies func(Scope) bool
 
-	// Safe defaults: a tool is assumed to write, not destroy, to need serial execution
-	// and no approval unless it says otherwise.
+	// Safe defaults: a tool is assumed to write, not destroy, and to need serial
+	// execution unless it says otherwise.
 	ReadOnly        bool
 	Destructive     bool
 	ConcurrencySafe bool
-	NeedsApproval   bool
+	// Approval is the tool's standing approval choice (an MCP tool's is the user's, from
+	// Prefs; a built-in tool that always asks says ApprovalAsk); the permission step
+	// reads it.
+	Approval Approval
 
 	// Aliases are older names the pipeline still resolves to this tool.
 	Aliases []string
@@ -111,6 +126,11 @@ type Entry struct {
 	invalid error // why Typed could not build the entry
 	typed   bool  // built by Typed
 }
+
+// Gated reports whether the tool always asks (its approval choice is ask): such a call
+// never runs in parallel with others, and tool_inspect says it will ask. A tool with the
+// default choice that is not read-only asks too, through the permission step's defaults.
+func (e *Entry) Gated() bool { return e.Approval == ApprovalAsk }
 
 // Typed reports whether the entry was built by Typed: its schema is generated and it says
 // itself what its calls touch (Touches; nil = nothing).

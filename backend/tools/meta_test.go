@@ -26,7 +26,7 @@ func foldedSetup(t *testing.T, opt tools.Options) (*tools.Pipeline, tools.Scope,
 		t.Fatal(err)
 	}
 	gated := toolstest.Echo(tools.MCPName("mail-1", "Mail", "send"))
-	gated.Namespace, gated.NamespaceLabel, gated.NeedsApproval, gated.Defer = "mcp:mail-1", "Mail", true, tools.DeferAuto
+	gated.Namespace, gated.NamespaceLabel, gated.Approval, gated.Defer = "mcp:mail-1", "Mail", tools.ApprovalAsk, tools.DeferAuto
 	mustRegister(t, r, builtin("web", "search"), gated)
 	if opt.DataDir == "" {
 		opt.DataDir = t.TempDir()

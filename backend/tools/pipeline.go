@@ -434,7 +434,7 @@ func (p *Pipeline) concurrencySafe(call Call) bool {
 		}
 		rec = p.reg.find(scope, a.Name)
 	}
-	return rec != nil && rec.entry.ConcurrencySafe && !rec.entry.NeedsApproval
+	return rec != nil && rec.entry.ConcurrencySafe && !rec.entry.Gated()
 }
 
 // scopeFor is the call's scope, or the session's latest selected scope when the caller

@@ -99,8 +99,8 @@ func TestDeferDefaults(t *testing.T) {
 	r := tools.NewRegistry()
 	gated := builtin("sandbox", "bash")
 	gated.Defer = tools.DeferAlways
-	gated.NeedsApproval = true
-	gatedMCP := tools.Entry{Name: "send", Namespace: "mcp:mail", Execute: noop, NeedsApproval: true}
+	gated.Approval = tools.ApprovalAsk
+	gatedMCP := tools.Entry{Name: "send", Namespace: "mcp:mail", Execute: noop, Approval: tools.ApprovalAsk}
 	mustRegister(t, r, builtin("web", "search"), tools.Entry{Name: "auto_by_default", Namespace: "mcp:x", Execute: noop}, gated, gatedMCP)
 	want := map[string]tools.Defer{"web_search": tools.DeferNever, "auto_by_default": tools.DeferAuto, "sandbox_bash": tools.DeferAlways, "send": tools.DeferAuto}
 	for _, info := range r.List() {
@@ -250,7 +250,7 @@ func TestSelectActiveFolds(t *testing.T) {
 	r := tools.NewRegistry()
 	web := builtin("web", "search")
 	web.Instruction = "Web instruction."
-	gated := tools.Entry{Name: "send_mail", Namespace: "mcp:mail", NamespaceLabel: "Mail", Description: "Send a mail", Execute: noop, NeedsApproval: true}
+	gated := tools.Entry{Name: "send_mail", Namespace: "mcp:mail", NamespaceLabel: "Mail", Description: "Send a mail", Execute: noop, Approval: tools.ApprovalAsk}
 	mcp := toolstest.MCPLike("gh", "GitHub", 100)
 	mcp[0].Instruction = "GitHub server instructions."
 	mustRegister(t, r, web, gated)

@@ -29,7 +29,7 @@ type TypedTool[In any] struct {
 	ReadOnly        bool
 	Destructive     bool
 	ConcurrencySafe bool
-	NeedsApproval   bool
+	Approval        Approval
 	Cancellable     bool
 	Aliases         []string
 	MaxResultBytes  int
@@ -84,7 +84,7 @@ func Typed[In any](t TypedTool[In]) Entry {
 		Name: t.Name, Namespace: t.Namespace, Description: t.Description, SearchHint: t.SearchHint,
 		InputSchema: schema, Defer: t.Defer, Applies: t.Applies,
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, ConcurrencySafe: t.ConcurrencySafe,
-		NeedsApproval: t.NeedsApproval, Cancellable: t.Cancellable, Aliases: t.Aliases,
+		Approval: t.Approval, Cancellable: t.Cancellable, Aliases: t.Aliases,
 		MaxResultBytes: t.MaxResultBytes, Timeout: t.Timeout, ProgressKind: t.ProgressKind,
 		Instruction: t.Instruction,
 		ValidateInput: func(ctx context.Context, args json.RawMessage) error {

@@ -183,7 +183,7 @@ export interface Facade {
    * SetMCPToolApproval sets whether one tool asks before running: "ask", "allow" or ""
    * (default: ask unless the server marks it read-only).
    */
-  SetMCPToolApproval(id: string, tool: string, approval: MCPApproval): Promise<MCPServerView>;
+  SetMCPToolApproval(id: string, tool: string, approval: PermissionApproval): Promise<MCPServerView>;
   /** SetMCPToolEnabled offers or withholds one tool of a server to the model. */
   SetMCPToolEnabled(id: string, tool: string, enabled: boolean): Promise<MCPServerView>;
   /**
@@ -454,6 +454,7 @@ export interface ApprovalSample {
   mode?: PermissionMode;
   readOnly?: boolean;
   destructive?: boolean;
+  /** the tool always asks (approval "ask") */
   needsApproval?: boolean;
   /**
    * Rule is a rule being edited, tested as if it were saved (replacing the stored one
@@ -985,9 +986,6 @@ export interface LLMUsage {
   cachedTokens?: number;
 }
 
-/** Approval is the user's per-tool choice about asking before a call. */
-export type MCPApproval = "" | "ask" | "allow";
-
 /**
  * Credential is a secret Cairn found inside an argument, the URL, or a plain env or
  * header value (a password in a URL, --api-key=…, ?token=…, a known token format) and
@@ -1246,7 +1244,7 @@ export interface MCPToolInfo {
   destructive: boolean;
   enabled: boolean;
   /** Approval is the user's choice; NeedsApproval is what is in force. */
-  approval: MCPApproval;
+  approval: PermissionApproval;
   needsApproval: boolean;
 }
 
@@ -1285,6 +1283,14 @@ export interface OAuthStatus {
   authUrl?: string;
   pendingUntil?: number;
 }
+
+/**
+ * Approval is a tool's standing approval choice: the user's per-tool setting (Settings →
+ * MCP, `cairn mcp approval`) or a built-in tool that always asks. It is tri-state so that
+ * "allow" can say more than "not ask": the defaults step lets an allowed tool run unasked
+ * even when it is not read-only, while Default leaves the decision to the defaults.
+ */
+export type PermissionApproval = "" | "ask" | "allow";
 
 /**
  * Behavior is what a rule or a verdict says about a call. The values equal
@@ -1438,7 +1444,8 @@ export interface PermissionTool {
   namespace: string;
   readOnly: boolean;
   destructive: boolean;
-  needsApproval: boolean;
+  /** Approval is the tool's standing choice (ask, allow, or the defaults). */
+  approval?: PermissionApproval;
   /**
    * Fingerprint is the current hash of an MCP tool's schema and its server's command
    * or URL ("" for other tools); allow rules bound to another fingerprint are stale.

@@ -234,7 +234,7 @@ function TestResultView({
             r.registered ? t("permissions.tester.registered") : t("permissions.tester.unregistered"),
             r.tool.readOnly && t("permissions.tester.flag.readOnly"),
             r.tool.destructive && t("permissions.tester.flag.destructive"),
-            r.tool.needsApproval && t("permissions.tester.flag.needsApproval"),
+            r.tool.approval === "ask" && t("permissions.tester.flag.needsApproval"),
           ]
             .filter(Boolean)
             .join(" · ")}

@@ -103,7 +103,7 @@ export class FakePermissions {
       verdict,
       shell: command ? [{ source: command, commands: [{ words: command.split(" "), literal: true }], top: [{ words: command.split(" "), literal: true }] }] : undefined,
       insideWorkspace: false,
-      tool: { name: sm.tool, namespace: sm.tool.split("_")[0] ?? "", readOnly: Boolean(sm.readOnly), destructive: Boolean(sm.destructive), needsApproval: Boolean(sm.needsApproval) },
+      tool: { name: sm.tool, namespace: sm.tool.split("_")[0] ?? "", readOnly: Boolean(sm.readOnly), destructive: Boolean(sm.destructive), ...(sm.needsApproval ? { approval: "ask" as const } : {}) },
       mode,
       registered: false,
       ruleDecides: Boolean(draft && verdict.ruleId === draft.id),
