@@ -54,14 +54,14 @@ func (m *Manager) ListTools(ctx context.Context, id string) ([]ToolInfo, error) 
 		}
 		return []ToolInfo{}, nil
 	}
-	prefs, err := m.db.prefs(ctx, id)
+	prefs, err := m.prefs.Server(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return toolInfos(cfg, cat, prefs), nil
 }
 
-func toolInfos(cfg Server, cat catalog, prefs map[string]toolPref) []ToolInfo {
+func toolInfos(cfg Server, cat catalog, prefs map[string]tools.Pref) []ToolInfo {
 	out := make([]ToolInfo, 0, len(cat.Tools))
 	for _, t := range uniqueTools(cat.Tools, nil) {
 		p := prefOf(prefs, t.Name)
@@ -103,11 +103,11 @@ func uniqueTools(list []*mcp.Tool, dup func(name string)) []*mcp.Tool {
 	return out
 }
 
-func prefOf(prefs map[string]toolPref, tool string) toolPref {
+func prefOf(prefs map[string]tools.Pref, tool string) tools.Pref {
 	if p, ok := prefs[tool]; ok {
 		return p
 	}
-	return toolPref{Enabled: true}
+	return tools.DefaultPref
 }
 
 // hints reads the annotations: read-only when the server says so and its hints are
@@ -127,7 +127,7 @@ func hints(t *mcp.Tool, trusted bool) (readOnly, destructive, claimed bool) {
 // needsApproval is what the permission engine's defaults make of the user's choice
 // (Settings shows it beside the choice): ask asks, allow never does, the default asks
 // for every tool not annotated read-only. Rules and the session's mode come on top.
-func needsApproval(p toolPref, readOnly bool) bool {
+func needsApproval(p tools.Pref, readOnly bool) bool {
 	return p.Approval == ApprovalAsk || p.Approval == ApprovalDefault && !readOnly
 }
 
@@ -168,7 +168,7 @@ func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, erro
 		return nil, err
 	}
 	s.log.Eventf("catalog refreshed: %d tools", len(list))
-	prefs, err := m.db.prefs(ctx, id)
+	prefs, err := m.prefs.Server(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -240,9 +240,9 @@ func (m *Manager) syncServer(ctx context.Context, id string) {
 	if err != nil {
 		return
 	}
-	var prefs map[string]toolPref
+	var prefs map[string]tools.Pref
 	if ok {
-		if prefs, err = m.db.prefs(ctx, id); err != nil {
+		if prefs, err = m.prefs.Server(ctx, id); err != nil {
 			return
 		}
 	}
@@ -250,7 +250,7 @@ func (m *Manager) syncServer(ctx context.Context, id string) {
 }
 
 // syncFrom is syncServer with the server's cache and preferences already read.
-func (m *Manager) syncFrom(id string, cat catalog, cached bool, prefs map[string]toolPref) {
+func (m *Manager) syncFrom(id string, cat catalog, cached bool, prefs map[string]tools.Pref) {
 	m.mu.Lock()
 	reg := m.reg
 	s := m.servers[id]
@@ -277,8 +277,10 @@ func (m *Manager) syncFrom(id string, cat catalog, cached bool, prefs map[string
 // maxInstruction caps the server instructions put in the system prompt.
 const maxInstruction = 1500
 
-// entries builds the registry entries of a server's enabled tools.
-func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []tools.Entry {
+// entries builds the registry entries of a server's tools. A tool the user switched off
+// is registered too (Settings → Tools lists it, with its switch): the pipeline leaves it
+// out of every request, as it does any tool switched off (tools.Prefs).
+func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]tools.Pref) []tools.Entry {
 	instr := strings.TrimSpace(cat.Instructions)
 	if instr != "" {
 		if len(instr) > maxInstruction {
@@ -289,9 +291,6 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 	out := make([]tools.Entry, 0, len(cat.Tools))
 	for _, t := range uniqueTools(cat.Tools, nil) {
 		p := prefOf(prefs, t.Name)
-		if !p.Enabled {
-			continue
-		}
 		ro, destr, _ := hints(t, cfg.trustsHints())
 		schema, _ := json.Marshal(t.InputSchema)
 		if string(schema) == "null" {
@@ -312,7 +311,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]toolPref) []
 			Name:           tools.MCPName(cfg.ID, cfg.Name, t.Name),
 			Namespace:      tools.MCPNamespace(cfg.ID),
 			NamespaceLabel: cfg.Name,
-			Title:          t.Name,
+			Title:          t.Name, // also its key in tools.Prefs (Entry.PrefKey)
 			Description:    desc,
 			SearchHint:     t.Name + " " + t.Title,
 			InputSchema:    schema,

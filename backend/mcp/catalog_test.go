@@ -109,12 +109,29 @@ func TestToolPrefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := h.reg.Lookup(read); ok {
-		t.Fatal("disabled tool still in the registry")
+	// Switched off, it stays registered (Settings → Tools lists it) and the pipeline
+	// leaves it out of every request.
+	p := tools.NewPipeline(h.reg, tools.Options{DataDir: t.TempDir(), Disabled: h.m.prefs.Disabled})
+	offered := func(name string) bool {
+		sel, err := p.Select(ctx, tools.Scope{Toolsets: []string{"mcp"}, Model: tools.ModelCaps{SupportsTools: true, ContextWindow: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(sel.Tools, func(d tools.Definition) bool { return d.Name == name })
+	}
+	if _, ok := h.reg.Lookup(read); !ok || offered(read) || !offered(create) {
+		t.Fatalf("switched off: registered %v, offered %v", ok, offered(read))
 	}
 	i := slices.IndexFunc(nv.Tools, func(ti ToolInfo) bool { return ti.Name == "read_graph" })
 	if i < 0 || nv.Tools[i].Enabled || nv.Tools[i].Approval != ApprovalAsk {
 		t.Fatalf("view %+v", nv.Tools)
+	}
+	// Settings → Tools switches the same choice by wire name, and Settings → MCP sees it.
+	if err := h.m.prefs.SetEnabled(ctx, create, false); err != nil {
+		t.Fatal(err)
+	}
+	if nv, _ = h.m.View(ctx, v.ID); offered(create) || nv.Tools[slices.IndexFunc(nv.Tools, func(ti ToolInfo) bool { return ti.Name == "create_entities" })].Enabled {
+		t.Fatalf("switched off in the Tools panel: offered %v, view %+v", offered(create), nv.Tools)
 	}
 	if _, err := h.m.SetToolApproval(ctx, v.ID, "read_graph", "sometimes"); !apperr.Is(err, apperr.MCPServerInvalid) {
 		t.Fatalf("bad approval: %v", err)
@@ -127,6 +144,11 @@ func TestToolPrefs(t *testing.T) {
 	}
 	if _, ok := h.reg.Lookup(create); ok {
 		t.Fatal("old wire name left behind")
+	}
+	// The choices are keyed by server and tool: the new wire names keep them.
+	renamed := tools.MCPName(v.ID, "Memory Graph", "read_graph")
+	if e, ok := h.reg.Lookup(renamed); !ok || e.Approval != ApprovalAsk || offered(renamed) || offered(tools.MCPName(v.ID, "Memory Graph", "create_entities")) {
+		t.Fatalf("renamed: %+v, offered %v", e, offered(renamed))
 	}
 }
 

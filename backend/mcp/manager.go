@@ -90,9 +90,12 @@ type Config struct {
 	Bus      *events.Bus
 	Secrets  SecretStore     // nil: secret values cannot be stored
 	Registry *tools.Registry // nil: attach later with AttachRegistry
-	DataDir  string          // logs go to <DataDir>/logs/mcp, pid records to <DataDir>/mcp/run
-	Log      *slog.Logger
-	Options  Options
+	// Prefs is the one store of per-tool choices (service shares it with the pipeline and
+	// Settings → Tools); nil makes one over DB.
+	Prefs   *tools.Prefs
+	DataDir string // logs go to <DataDir>/logs/mcp, pid records to <DataDir>/mcp/run
+	Log     *slog.Logger
+	Options Options
 	// OAuth is a raw go-sdk OAuth handler per remote server (the conformance harness
 	// plugs go-sdk's authorization code handler in here); it takes precedence over SignIn.
 	OAuth func(Server) auth.OAuthHandler
@@ -123,6 +126,7 @@ type Manager struct {
 	redact  func(string) string
 	http    http.RoundTripper
 	pids    *proc.Registry
+	prefs   *tools.Prefs
 
 	ctx    context.Context // ends at Close: background work stops
 	cancel context.CancelFunc
@@ -167,12 +171,16 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
 		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, redact: cfg.Redact, http: tr, ctx: bctx, cancel: cancel,
-		progress: newProgressRouter(),
-		reg:      cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
+		progress: newProgressRouter(), prefs: cfg.Prefs,
+		reg: cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
 	}
 	if m.signIn != nil {
 		m.signIn.OnChange(m.signInNote)
 	}
+	if m.prefs == nil {
+		m.prefs = tools.NewPrefs(cfg.DB.DB, cfg.Bus, cfg.Registry)
+	}
+	m.prefs.Watch(m.prefChanged)
 	if cfg.DataDir != "" {
 		run := filepath.Join(cfg.DataDir, "mcp", "run")
 		if n := proc.SweepOrphans(run); n > 0 {
@@ -190,6 +198,19 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	m.syncAll(ctx)
 	return m, nil
+}
+
+// prefChanged follows a change of one tool's choice, made here or in Settings → Tools:
+// the server's entries carry the approval, its view the switch.
+func (m *Manager) prefChanged(k tools.PrefKey) {
+	if k.Server == "" {
+		return
+	}
+	if _, err := m.get(k.Server); err != nil {
+		return
+	}
+	m.syncServer(m.ctx, k.Server)
+	m.publishServer(k.Server)
 }
 
 // AttachRegistry makes the manager keep reg in sync with the catalog (MCP tools in

@@ -258,7 +258,7 @@ func (m *Manager) syncServers(ctx context.Context, ids []string) {
 	if err != nil {
 		return
 	}
-	prefs, err := m.db.allPrefs(ctx, "")
+	prefs, err := m.prefs.All(ctx)
 	if err != nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-app/cairn/backend/mcp/logring"
 	"github.com/cairn-app/cairn/backend/mcp/proc"
 	"github.com/cairn-app/cairn/backend/secrets"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // ServerView is a server as a window shows it: its config (secret values masked), its
@@ -72,7 +73,7 @@ func (m *Manager) view(ctx context.Context, id string) (ServerView, error) {
 		return v, err
 	}
 	if ok {
-		prefs, err := m.db.prefs(ctx, id)
+		prefs, err := m.prefs.Server(ctx, id)
 		if err != nil {
 			return v, err
 		}
@@ -246,7 +247,7 @@ func (m *Manager) SetTrustReadOnlyHints(ctx context.Context, id string, on bool)
 
 // SetToolEnabled offers or withholds one tool of a server to the model.
 func (m *Manager) SetToolEnabled(ctx context.Context, id, tool string, on bool) (ServerView, error) {
-	return m.updatePref(ctx, id, tool, func(p *toolPref) { p.Enabled = on })
+	return m.updatePref(ctx, id, tool, func(p *tools.Pref) { p.Enabled = on })
 }
 
 // SetToolApproval sets whether calls of one tool ask the user first ("" = default: ask
@@ -257,27 +258,21 @@ func (m *Manager) SetToolApproval(ctx context.Context, id, tool string, a Approv
 	default:
 		return ServerView{}, invalid("approval must be \"\", \"ask\" or \"allow\"")
 	}
-	return m.updatePref(ctx, id, tool, func(p *toolPref) { p.Approval = a })
+	return m.updatePref(ctx, id, tool, func(p *tools.Pref) { p.Approval = a })
 }
 
-func (m *Manager) updatePref(ctx context.Context, id, tool string, f func(*toolPref)) (ServerView, error) {
+// updatePref changes one tool's choice in the one store (tools.Prefs); prefChanged then
+// resyncs the server's entries and publishes its view.
+func (m *Manager) updatePref(ctx context.Context, id, tool string, f func(*tools.Pref)) (ServerView, error) {
 	if _, err := m.get(id); err != nil {
 		return ServerView{}, err
 	}
 	if strings.TrimSpace(tool) == "" {
 		return ServerView{}, invalid("no tool named")
 	}
-	prefs, err := m.db.prefs(ctx, id)
-	if err != nil {
+	if _, err := m.prefs.Update(ctx, tools.PrefKey{Server: id, Tool: tool}, f); err != nil {
 		return ServerView{}, err
 	}
-	p := prefOf(prefs, tool)
-	f(&p)
-	if err := m.db.setPref(ctx, id, tool, p); err != nil {
-		return ServerView{}, err
-	}
-	m.syncServer(ctx, id)
-	m.publishServer(id)
 	return m.view(ctx, id)
 }
 

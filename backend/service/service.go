@@ -163,7 +163,12 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// The OAuth broker closes after the manager: sign-ins still waiting end then.
 	s.OAuth = oauth.New(oauth.Options{Secrets: s.Secrets, Log: log, Version: buildinfo.Get().Version})
 	s.closers = append(s.closers, s.OAuth.Close)
-	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log, Redact: red.String})
+	// The registry and the one store of per-tool choices come first: MCP builds its
+	// entries' approval from the choices and follows their changes.
+	s.Tools = tools.NewRegistry()
+	s.ToolPrefs = tools.NewPrefs(db.DB, bus, s.Tools)
+	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log, Redact: red.String,
+		Prefs: s.ToolPrefs})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -172,8 +177,6 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// The one tool system: every tool (built-in, MCP, meta) runs through this pipeline,
 	// whose permission step is the approval service. The MCP servers' cached tools join
 	// the registry; nothing connects until MCP.Start.
-	s.Tools = tools.NewRegistry()
-	s.ToolPrefs = tools.NewPrefs(db.DB, bus)
 	s.MCP.AttachRegistry(ctx, s.Tools)
 	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log,
 		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}})

@@ -60,30 +60,61 @@ func MCPName(serverID, serverName, toolName string) string {
 }
 
 // camel turns "my-server name" into "myServerName", keeping only ASCII letters and
-// digits (everything else separates words); empty results become fallback.
+// digits (everything else separates words); empty results become fallback. Words also
+// end where the case says so (getURLInfo is get, URL, Info), so an acronym stays
+// readable: a leading one is lowered whole (API-get-self → apiGetSelf, HTTPRequest →
+// httpRequest, not aPIGetSelf), one further on keeps its capitals (getURLInfo). The name
+// carries no identity (MCPName's hash does, and Prefs key MCP tools by server and tool),
+// so a change of this spelling loses no stored choice.
 func camel(s, fallback string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	upperNext := false
-	for _, r := range s {
-		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			switch {
-			case b.Len() == 0:
-				r = unicode.ToLower(r)
-			case upperNext:
-				r = unicode.ToUpper(r)
-			}
-			b.WriteRune(r)
-			upperNext = false
+	for i, w := range words(s) {
+		if i == 0 {
+			b.WriteString(strings.ToLower(w))
 			continue
 		}
-		upperNext = b.Len() > 0
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	if b.Len() == 0 {
 		return fallback
 	}
 	return b.String()
 }
+
+// words splits s into its ASCII letter-and-digit words: at every other character, where
+// a lower-case letter or digit meets an upper-case one (getURL → get, URL), and before
+// the last capital of a run that a lower-case letter follows (URLInfo → URL, Info).
+func words(s string) []string {
+	var out []string
+	var cur []byte
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || !(unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c))) {
+			flush()
+			continue
+		}
+		if len(cur) > 0 && isUpper(c) {
+			prev := cur[len(cur)-1]
+			nextLower := i+1 < len(s) && isLower(s[i+1])
+			if !isUpper(prev) || nextLower {
+				flush()
+			}
+		}
+		cur = append(cur, c)
+	}
+	flush()
+	return out
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // ValidWireName reports whether name is acceptable to every supported provider:
 // 1..63 characters of [a-zA-Z0-9_-].

@@ -241,10 +241,12 @@ func OpenDBPath(path string) (*store.DB, error) {
 	if have == 0 {
 		_, file, _, _ := runtime.Caller(0)
 		dir := filepath.Join(filepath.Dir(file), "..", "..", "store", "migrations")
-		// The foundation and every MCP migration (their names say "_mcp"), in order.
+		// The foundation, the tool switches and every MCP migration (their names say
+		// "_mcp"; 0014 moves the switches into the one table of tool choices), in order.
 		names, _ := filepath.Glob(filepath.Join(dir, "*_mcp*.sql"))
-		slices.Sort(names)
-		for _, name := range append([]string{"0001_foundation.sql"}, names...) {
+		names = append(names, "0001_foundation.sql", "0005_tools.sql")
+		slices.SortFunc(names, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+		for _, name := range names {
 			name = filepath.Base(name)
 			b, err := os.ReadFile(filepath.Join(dir, name))
 			if err == nil {
