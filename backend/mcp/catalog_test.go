@@ -102,8 +102,8 @@ func TestToolPrefs(t *testing.T) {
 	if _, err := h.m.SetToolApproval(ctx, v.ID, "read_graph", ApprovalAsk); err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := h.reg.Lookup(read); e.Approval != ApprovalAsk || e.Defer != tools.DeferNever {
-		t.Fatalf("ask not applied: %+v", e)
+	if e, _ := h.reg.Lookup(read); e.Approval != ApprovalAsk || !e.Gated() {
+		t.Fatalf("ask not applied: approval %q", e.Approval)
 	}
 	nv, err := h.m.SetToolEnabled(ctx, v.ID, "read_graph", false)
 	if err != nil {
