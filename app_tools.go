@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/base64"
+
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -22,4 +24,15 @@ func (a *App) SetToolEnabled(name string, enabled bool) error {
 // and the Tools panel's icons read it; the list is fixed for the life of the process.
 func (a *App) ListToolsets() []capability.Toolset {
 	return a.s.Capabilities.Toolsets()
+}
+
+// GetToolImage is one image a tool returned in a conversation, as a data: URL for its
+// tool card: a thumbnail, or with full the image itself (the window loads nothing from
+// elsewhere). file is the name the tool part carries (tools.ImageRef.File).
+func (a *App) GetToolImage(sessionID, file string, full bool) (string, error) {
+	mime, data, err := a.s.Pipeline.ToolImageData(sessionID, file, full)
+	if err != nil {
+		return "", err
+	}
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data), nil
 }

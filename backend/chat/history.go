@@ -75,10 +75,12 @@ func assistantTurns(m Message) []llm.Message {
 		out = append(out, llm.Message{Role: llm.RoleAssistant, Content: text.String(), ToolCalls: calls, Reasoning: reasoning.String()})
 		for _, c := range calls {
 			content := "The tool call was interrupted before it finished."
+			var images []llm.Image
 			if e, ok := ends[c.ID]; ok {
 				content = modelContent(tools.Status(e.Type), e.Tool.Content, e.Tool.Error)
+				images = toolImages(e.Tool.Images)
 			}
-			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content})
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content, Images: images})
 		}
 	}
 	return out

@@ -358,7 +358,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		if sys := joinNonEmpty("\n\n", system, sel.Instructions); sys != "" {
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 		}
-		req.Messages = append(req.Messages, history...)
+		req.Messages = append(req.Messages, visionHistory(history, target.Model.Vision, loadImage)...)
 		for _, d := range sel.Tools {
 			req.Tools = append(req.Tools, llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 		}
@@ -393,7 +393,8 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		}
 		history = append(history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls, Reasoning: res.Reasoning})
 		for _, o := range outcomes {
-			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
+			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err),
+				Images: toolImages(o.Images)})
 		}
 	}
 }
@@ -450,7 +451,8 @@ func (r *run) replay(ctx context.Context, runner ToolRunner, scope tools.Scope, 
 	}
 	history = append(history, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: c.ID, Name: c.Name, Arguments: c.Arguments}}})
 	for _, o := range outs {
-		history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err)})
+		history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: o.CallID, Content: modelContent(o.Status, o.Content, o.Err),
+			Images: toolImages(o.Images)})
 	}
 	return history, true
 }
@@ -644,7 +646,7 @@ func (r *run) recordLocked(o tools.Outcome) {
 	r.results[o.CallID] = o
 	delete(r.approvals, o.CallID)
 	r.appendPart(Part{Type: PartType(o.Status), Tool: &ToolInfo{CallID: o.CallID, Name: o.Name, Content: o.Content, Display: o.Display,
-		Error: o.Err, SpillPath: o.SpillPath, Size: o.Size, DurationMs: o.Duration.Milliseconds()}}, "", "")
+		Error: o.Err, SpillPath: o.SpillPath, Images: o.Images, Size: o.Size, DurationMs: o.Duration.Milliseconds()}}, "", "")
 }
 
 // redactOutcome cleans known secrets out of what a tool reported: an MCP server's error

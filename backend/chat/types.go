@@ -97,15 +97,17 @@ type ToolInfo struct {
 	// The tool as people name it (tools.ToolRef), set when the part is written, so that a
 	// window never reads a wire name; absent for a name that is no known tool.
 	tools.ToolRef
-	Arguments  string          `json:"arguments,omitempty"` // tool-call: the model's JSON text, as sent
-	StartedAt  int64           `json:"startedAt,omitempty"` // tool-call: unix ms when it began to run
-	Progress   *tools.Progress `json:"progress,omitempty"`  // tool-call: the latest progress
-	Content    string          `json:"content,omitempty"`   // end: what the model reads
-	Display    json.RawMessage `json:"display,omitempty"`   // end: structured result for the card
-	Error      *apperr.Error   `json:"error,omitempty"`     // end: what the UI renders
-	SpillPath  string          `json:"spillPath,omitempty"`
-	Size       int             `json:"size,omitempty"`
-	DurationMs int64           `json:"durationMs,omitempty"`
+	Arguments string          `json:"arguments,omitempty"` // tool-call: the model's JSON text, as sent
+	StartedAt int64           `json:"startedAt,omitempty"` // tool-call: unix ms when it began to run
+	Progress  *tools.Progress `json:"progress,omitempty"`  // tool-call: the latest progress
+	Content   string          `json:"content,omitempty"`   // end: what the model reads
+	Display   json.RawMessage `json:"display,omitempty"`   // end: structured result for the card
+	Error     *apperr.Error   `json:"error,omitempty"`     // end: what the UI renders
+	SpillPath string          `json:"spillPath,omitempty"`
+	// Images are the images the tool returned, as the pipeline saved them (end parts).
+	Images     []tools.ImageRef `json:"images,omitempty"`
+	Size       int              `json:"size,omitempty"`
+	DurationMs int64            `json:"durationMs,omitempty"`
 }
 
 // Status part kinds.

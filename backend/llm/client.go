@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -25,6 +26,18 @@ type Message struct {
 	// Reasoning is what the model reasoned before this assistant message. The client
 	// sends it back only where the provider's dialect needs it (ReasoningBack).
 	Reasoning string `json:"reasoning,omitempty"`
+	// Images of a user message are sent after its text as image_url parts (data: URLs),
+	// the Chat Completions way. On a tool message they name the files the tool returned
+	// (Path, no Data): the client never sends those; chat turns them into a user message
+	// for a vision model.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture in a message: its type and bytes, or the file it is kept in.
+type Image struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"-"`
+	Path     string `json:"path,omitempty"`
 }
 
 // Roles.
@@ -234,6 +247,9 @@ func (c *Client) build(req Request) (openai.ChatCompletionRequest, *bodyPatch) {
 	patch := &bodyPatch{fields: reasoningFields(c.dialect.Reasoning, req.Reasoning)}
 	for i, m := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == RoleUser && hasImageData(m.Images) {
+			om.Content, om.MultiContent = "", imageParts(m)
+		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
@@ -419,4 +435,31 @@ func apply(ch choice, h Handler, acc *accumulator, text, reasoning *strings.Buil
 		u := ch.Usage.usage()
 		res.Usage = &u
 	}
+}
+
+func hasImageData(imgs []Image) bool {
+	for _, im := range imgs {
+		if len(im.Data) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// imageParts is a user message as Chat Completions content parts: its text, then each
+// image as a data: URL.
+func imageParts(m Message) []openai.ChatMessagePart {
+	var parts []openai.ChatMessagePart
+	if m.Content != "" {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+	}
+	for _, im := range m.Images {
+		if len(im.Data) == 0 {
+			continue
+		}
+		url := "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{URL: url, Detail: openai.ImageURLDetailAuto}})
+	}
+	return parts
 }

@@ -66,15 +66,22 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 const maxDisplay = 256 << 10
 
 // mapResult turns an MCP result into text for the model (text parts verbatim, other
-// parts described) and keeps the whole result as Display for the tool card.
+// parts described), hands its images over whole (the pipeline keeps them as files and
+// names them in the text) and keeps the result as Display for the tool card, with each
+// image's data left out (the card shows the saved file).
 func mapResult(res *mcp.CallToolResult) tools.Result {
 	var parts []string
-	for _, c := range res.Content {
+	var images []tools.Image
+	shown := *res
+	shown.Content = make([]mcp.Content, len(res.Content))
+	for i, c := range res.Content {
+		shown.Content[i] = c
 		switch v := c.(type) {
 		case *mcp.TextContent:
 			parts = append(parts, v.Text)
 		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", v.MIMEType, len(v.Data)))
+			images = append(images, tools.Image{MIMEType: v.MIMEType, Data: v.Data})
+			shown.Content[i] = &mcp.ImageContent{MIMEType: v.MIMEType, Meta: v.Meta, Annotations: v.Annotations}
 		case *mcp.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", v.MIMEType, len(v.Data)))
 		case *mcp.ResourceLink:
@@ -98,8 +105,8 @@ func mapResult(res *mcp.CallToolResult) tools.Result {
 			parts = append(parts, string(b))
 		}
 	}
-	out := tools.Result{Content: strings.Join(parts, "\n\n"), IsError: res.IsError}
-	if b, err := json.Marshal(res); err == nil && len(b) <= maxDisplay {
+	out := tools.Result{Content: strings.Join(parts, "\n\n"), IsError: res.IsError, Images: images}
+	if b, err := json.Marshal(&shown); err == nil && len(b) <= maxDisplay {
 		out.Display = b
 	}
 	return out

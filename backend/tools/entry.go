@@ -51,6 +51,9 @@ type Result struct {
 	// IsError marks a failure the tool reports as content (MCP isError): the model still
 	// reads Content, the call ends as a tool-error.
 	IsError bool
+	// Images are pictures the tool returned (MCP image content), whole. The pipeline
+	// keeps them as files and says them in the content (Outcome.Images).
+	Images []Image
 }
 
 // ExecuteFunc runs a tool. It must honour ctx (stop and timeouts) and may report

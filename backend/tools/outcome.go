@@ -193,6 +193,7 @@ func (p *Pipeline) mapResult(call Call, e *Entry, res Result, err error) Outcome
 	if err != nil {
 		return failed(Call{Name: e.Name}, err)
 	}
+	res, images := p.withImages(call, res)
 	if res.IsError {
 		content := cmp0(res.Content, e.Name+" reported a failure without details.")
 		out := p.limit(call, e, Outcome{
@@ -203,11 +204,14 @@ func (p *Pipeline) mapResult(call Call, e *Entry, res Result, err error) Outcome
 		if !strings.HasPrefix(out.Content, "Error") {
 			out.Content = "Error: " + out.Content
 		}
+		out.Images = images
 		return out
 	}
-	return p.limit(call, e, Outcome{
+	out := p.limit(call, e, Outcome{
 		Status: StatusResult, Content: cmp0(res.Content, "(no output)"), Display: res.Display, Size: len(res.Content),
 	})
+	out.Images = images
+	return out
 }
 
 // limit spills content over the entry's limit to <resultDir>/<session>/<callid>.txt.

@@ -52,6 +52,7 @@ type Pipeline struct {
 	preview     int
 	disabled    func(ctx context.Context) (map[string]bool, error)
 	resultDir   string
+	imageDir    string
 	meta        map[string]*record // tool_search, tool_inspect, tool_invoke, tool_read_result
 	invoke      *record
 	readDef     Definition
@@ -87,6 +88,7 @@ func NewPipeline(reg *Registry, opt Options) *Pipeline {
 		dir = filepath.Join(os.TempDir(), "cairn")
 	}
 	p.resultDir = filepath.Join(dir, "tool-results")
+	p.imageDir = filepath.Join(dir, "tool-images")
 	p.initMeta()
 	return p
 }
@@ -159,6 +161,9 @@ func (p *Pipeline) Forget(sessionID string) error {
 	}
 	if err := os.RemoveAll(p.sessionDir(sessionID)); err != nil {
 		return fmt.Errorf("remove the saved results of session %s: %w", sessionID, err)
+	}
+	if err := os.RemoveAll(p.imageSessionDir(sessionID)); err != nil {
+		return fmt.Errorf("remove the tool images of session %s: %w", sessionID, err)
 	}
 	return nil
 }

@@ -98,7 +98,9 @@ type Outcome struct {
 	Err       *apperr.Error   `json:"error,omitempty"`
 	SpillPath string          `json:"spillPath,omitempty"`
 	Size      int             `json:"size,omitempty"` // bytes of the full result
-	Duration  time.Duration   `json:"duration"`
+	// Images are the result's images as the pipeline saved them.
+	Images   []ImageRef    `json:"images,omitempty"`
+	Duration time.Duration `json:"duration"`
 }
 
 // Observer is told about each call of a batch as it starts, progresses and ends, so the

@@ -41,14 +41,67 @@ type StreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// Message is one request message.
+// Message is one request message. Content is its text: the string, or the text parts of
+// a content array joined; Parts is the array as sent (nil for a string).
 type Message struct {
 	Role       string         `json:"role"`
 	Content    string         `json:"content"`
+	Parts      []ContentPart  `json:"-"`
 	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	// ReasoningContent is nil when the message has no reasoning_content field at all.
 	ReasoningContent *string `json:"reasoning_content,omitempty"`
+}
+
+// ContentPart is one part of a content array: text, or an image_url (a data: or http URL).
+type ContentPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL *struct {
+		URL    string `json:"url"`
+		Detail string `json:"detail,omitempty"`
+	} `json:"image_url,omitempty"`
+}
+
+// UnmarshalJSON reads content as a string or as an array of parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message
+	var raw struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Message(raw.plain)
+	if len(raw.Content) == 0 || string(raw.Content) == "null" {
+		return nil
+	}
+	if raw.Content[0] == '"' {
+		return json.Unmarshal(raw.Content, &m.Content)
+	}
+	if err := json.Unmarshal(raw.Content, &m.Parts); err != nil {
+		return err
+	}
+	var texts []string
+	for _, p := range m.Parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	m.Content = strings.Join(texts, "\n")
+	return nil
+}
+
+// ImageURLs are the URLs of the message's image_url parts.
+func (m Message) ImageURLs() []string {
+	var out []string
+	for _, p := range m.Parts {
+		if p.Type == "image_url" && p.ImageURL != nil {
+			out = append(out, p.ImageURL.URL)
+		}
+	}
+	return out
 }
 
 // WireToolCall is a tool call inside a request's assistant message.

@@ -74,6 +74,12 @@ export interface Facade {
   GetSessionPermissionMode(sessionID: string): Promise<ApprovalSessionMode>;
   /** GetSettings returns every setting with its spec, stamped with the topic seq. */
   GetSettings(): Promise<SettingsSnapshot>;
+  /**
+   * GetToolImage is one image a tool returned in a conversation, as a data: URL for its
+   * tool card: a thumbnail, or with full the image itself (the window loads nothing from
+   * elsewhere). file is the name the tool part carries (tools.ImageRef.File).
+   */
+  GetToolImage(sessionID: string, file: string, full: boolean): Promise<string>;
   /** ImportMCPServers imports pasted or loaded `mcpServers` JSON and reports per entry. */
   ImportMCPServers(json: string): Promise<MCPImportReport>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
@@ -724,6 +730,8 @@ export interface ChatToolInfo {
   /** end: what the UI renders */
   error?: ApperrError;
   spillPath?: string;
+  /** Images are the images the tool returned, as the pipeline saved them (end parts). */
+  images?: ToolsImageRef[];
   size?: number;
   durationMs?: number;
 }
@@ -1553,6 +1561,25 @@ export interface ToolsEdit {
   path: string;
   old?: string;
   new: string;
+}
+
+/**
+ * ImageRef is a tool's image as Cairn keeps it: the file the pipeline wrote it to, whole
+ * (a 12 MB full-page screenshot is 12 MB on disk), under <DataDir>/tool-images/<session>/.
+ * The model reads its path and size; a vision model gets it as an image too (chat); the
+ * tool card shows it through ToolImage.
+ */
+export interface ToolsImageRef {
+  /** base name in the session's image folder */
+  file: string;
+  /** absolute path */
+  path: string;
+  mimeType: string;
+  bytes: number;
+  /** 0 when the data is no image Cairn can read */
+  width?: number;
+  height?: number;
+  sha256: string;
 }
 
 /** Progress is reported while a call runs, routed to that call's tool card. */

@@ -11,6 +11,9 @@ export type ToolsSnapshot = wire.ToolsSnapshot;
 /** One capability's toolset (ListToolsets): its label is an i18n key, its icon a name of components/Icon. */
 export type Toolset = wire.CapabilityToolset;
 
+/** An image a tool returned, as Cairn saved it (tools.ImageRef). */
+export type ToolImageRef = wire.ToolsImageRef;
+
 /** The toolsets as a store holds them; the list is fixed while the backend runs. */
 export interface ToolsetList {
   seq: number;
@@ -36,6 +39,8 @@ export function toolsApi(t: Transport) {
     list: () => t.call<ToolsSnapshot>("ListTools"),
     listToolsets: () => t.call<Toolset[]>("ListToolsets"),
     setEnabled: (name: string, enabled: boolean) => t.call<void>("SetToolEnabled", name, enabled),
+    /** A data: URL of a saved tool image: a thumbnail, or the image itself with full. */
+    image: (sessionId: string, file: string, full: boolean) => t.call<string>("GetToolImage", sessionId, file, full),
   };
 }
 

@@ -21,6 +21,7 @@ import { useApprovalReason } from "./reason";
 import { useSessionApprovals } from "./sessionApprovals";
 import { Visible, visibleString } from "./visible";
 import { isSearchAnswer, WebSearchResult } from "./WebSearchResult";
+import { ToolImages } from "./ToolImages";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -149,6 +150,7 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
               </pre>
             </details>
           )}
+          {end?.images && end.images.length > 0 && <ToolImages images={end.images} />}
           {end?.spillPath && (
             <p className="tool-card__note">
               {t("tools.spilled", { path: end.spillPath, size: formatBytes(end.size ?? 0) })}

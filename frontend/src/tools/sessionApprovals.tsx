@@ -3,6 +3,8 @@ import { useClient, useTopic, type ApprovalRequest } from "../api";
 import { windowId } from "../shell/windowId";
 
 export interface SessionApprovals {
+  /** The session the tool cards below belong to. */
+  sessionId: string;
   /** The session's requests by id (pending, decided, interrupted, resumed). */
   byId: ReadonlyMap<string, ApprovalRequest>;
   /** ResumeApproval: asks again; rejects with the apperr (e.g. approval_already_decided). */
@@ -25,7 +27,7 @@ export function SessionApprovalsProvider({ sessionId, children }: { sessionId: s
   const { data } = useTopic(store);
   const byId = useMemo(() => new Map((data?.requests ?? []).map((r) => [r.id, r] as const)), [data]);
   const resume = useCallback((id: string) => client.approvals.resume(id, windowId()), [client]);
-  const value = useMemo(() => ({ byId, resume }), [byId, resume]);
+  const value = useMemo(() => ({ sessionId, byId, resume }), [sessionId, byId, resume]);
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }
 
