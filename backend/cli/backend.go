@@ -210,18 +210,23 @@ func (c *conn) mcp() mcpBackend {
 	return c.local.MCP
 }
 
-// login signs in to a remote MCP server. The sign-in runs a browser round trip on this
-// terminal, so beside a running owner it opens the directory itself, as before owners.
+// signInBackend is what `cairn mcp login` needs: *mcp.Manager, or the owner's.
+type signInBackend interface {
+	View(ctx context.Context, id string) (mcp.ServerView, error)
+	SignIn(ctx context.Context, id string, openBrowser bool) (mcp.SignInStart, error)
+	WaitSignIn(ctx context.Context, id string) error
+	CancelSignIn(ctx context.Context, id string) (mcp.ServerView, error)
+	RefreshTools(ctx context.Context, id string) ([]mcp.ToolInfo, error)
+}
+
+// login signs in to a remote MCP server: through the owner when one runs (the sign-in
+// and the tokens are the owner's, so its connection and every window see them at once),
+// else on the directory this command opened.
 func (c *conn) login(ctx context.Context, env *Env, id string, open bool) error {
-	if c.local != nil {
-		return mcpLogin(ctx, env, c.local.MCP, id, open)
+	if c.remote != nil {
+		return mcpLogin(ctx, env, remoteMCP{c.remote}, id, open)
 	}
-	s, err := env.Open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return mcpLogin(ctx, env, s.MCP, id, open)
+	return mcpLogin(ctx, env, c.local.MCP, id, open)
 }
 
 // providerBackend is what `cairn provider` needs of a backend.

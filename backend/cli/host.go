@@ -72,7 +72,7 @@ func Host(ctx context.Context, env *Env, s *service.Services, hc HostConfig) (*H
 	h.api = api
 	// No redaction here: an export with --include-secrets is asked for by this user, who
 	// would get the same from the directory itself.
-	calls, err := server.New(server.Config{Bound: &ownerCalls{ctx: ctx, s: s}, Logger: log})
+	calls, err := server.New(server.Config{Bound: (&ownerCalls{ctx: ctx, s: s}).perCall(), Logger: log})
 	if err != nil {
 		return nil, err
 	}

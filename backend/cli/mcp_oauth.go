@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cairn-app/cairn/backend/mcp"
-
 	"github.com/cairn-app/cairn/backend/termtext"
 )
 
 // mcpLogin is `cairn mcp login SERVER`: it starts the OAuth sign-in, prints the
 // authorization page (and opens the browser unless told not to), waits for the browser
 // to come back, then connects and lists the server's tools. Ctrl-C cancels the sign-in.
-func mcpLogin(ctx context.Context, env *Env, m *mcp.Manager, id string, open bool) error {
+func mcpLogin(ctx context.Context, env *Env, m signInBackend, id string, open bool) error {
 	v, err := m.View(ctx, id)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -15,6 +16,31 @@ import (
 type ownerCalls struct {
 	ctx context.Context
 	s   *service.Services
+}
+
+// perCall runs every call on a copy whose context is the request's: a command that ends
+// (Ctrl-C) ends what it waits for in the owner, as a closed tab does in serve.
+func (o *ownerCalls) perCall() server.PerCall {
+	return server.PerCall{Bound: o, For: func(ctx context.Context) any {
+		c := *o
+		c.ctx = ctx
+		return &c
+	}}
+}
+
+// MCPSignIn starts the OAuth sign-in of a remote server in the owner: its loopback
+// listener takes the browser's answer, and its connection uses the tokens at once. The
+// terminal opens the page itself (it knows its own display).
+func (o *ownerCalls) MCPSignIn(id string) (mcp.SignInStart, error) {
+	return o.s.MCP.SignIn(o.ctx, id, false)
+}
+
+// MCPWaitSignIn waits until the server's sign-in ends (or the command goes).
+func (o *ownerCalls) MCPWaitSignIn(id string) error { return o.s.MCP.WaitSignIn(o.ctx, id) }
+
+// MCPCancelSignIn stops a sign-in that waits for the browser.
+func (o *ownerCalls) MCPCancelSignIn(id string) (mcp.ServerView, error) {
+	return o.s.MCP.CancelSignIn(o.ctx, id)
 }
 
 // MCPResolve finds a server by id or name.

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/mcp/oauth"
 	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
@@ -230,6 +231,27 @@ func (r remoteMCP) SetEnabled(ctx context.Context, id string, on bool) (out mcp.
 
 func (r remoteMCP) Delete(ctx context.Context, id string) error {
 	return r.c.CallOwner(ctx, "MCPDelete", nil, id)
+}
+
+// SignIn starts the sign-in in the owner, then opens the page here when asked: the
+// browser to show it on is this terminal's user's, and the owner may be a `serve` with no
+// display.
+func (r remoteMCP) SignIn(ctx context.Context, id string, openBrowser bool) (out mcp.SignInStart, err error) {
+	if err := r.c.CallOwner(ctx, "MCPSignIn", &out, id); err != nil {
+		return out, err
+	}
+	if openBrowser {
+		out.Opened = oauth.SystemBrowser(ctx, out.AuthURL) == nil
+	}
+	return out, nil
+}
+
+func (r remoteMCP) WaitSignIn(ctx context.Context, id string) error {
+	return r.c.CallOwner(ctx, "MCPWaitSignIn", nil, id)
+}
+
+func (r remoteMCP) CancelSignIn(ctx context.Context, id string) (out mcp.ServerView, err error) {
+	return out, r.c.CallOwner(ctx, "MCPCancelSignIn", &out, id)
 }
 
 func (r remoteMCP) SignOut(ctx context.Context, id string) (out mcp.ServerView, err error) {
