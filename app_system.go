@@ -34,6 +34,28 @@ func (a *App) Doctor() (doctor.Report, error) {
 	return doctor.Run(a.ctx, a.s, a.desktop), nil
 }
 
+// BackendOwner is the process that owns the data directory (the one backend every window
+// and terminal works through), as Settings → About shows it.
+type BackendOwner struct {
+	// Kind is "desktop" or "serve"; "" when no owner runs on this backend.
+	Kind  string `json:"kind"`
+	PID   int    `json:"pid"`
+	Since int64  `json:"since"` // unix ms
+	// Windows are the open windows (the desktop's and browser tabs), Clients the
+	// terminals' event streams.
+	Windows int `json:"windows"`
+	Clients int `json:"clients"`
+}
+
+// GetBackendOwner says which process owns the data directory, its windows counted now.
+func (a *App) GetBackendOwner() (BackendOwner, error) {
+	in, ok := a.s.OwnerStatus()
+	if !ok {
+		return BackendOwner{}, nil
+	}
+	return BackendOwner{Kind: in.Kind, PID: in.PID, Since: in.Since.UnixMilli(), Windows: in.Windows, Clients: in.Clients}, nil
+}
+
 // GetSettings returns every setting with its spec, stamped with the topic seq.
 func (a *App) GetSettings() (settings.Snapshot, error) { return a.s.Settings.Snapshot(a.ctx) }
 

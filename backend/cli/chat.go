@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/termtext"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] [--approve ask|allow|deny] PROMPT
@@ -132,7 +133,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stderr, "session %s\n", sess.ID)
 	out := &chatPrinter{env: env, json: *asJSON, msgID: res.AssistantMessageID, printed: map[string]int{}, kinds: map[string]chat.PartType{},
-		shownCalls: map[string]bool{}, streams: map[string]*termtext.Stream{}}
+		shownCalls: map[string]bool{}, progress: map[string]tools.Progress{}, streams: map[string]*termtext.Stream{}}
 	topic := events.SessionTopic(sess.ID)
 	for {
 		select {
@@ -198,6 +199,7 @@ type chatPrinter struct {
 	printed    map[string]int // bytes of a text part already written
 	kinds      map[string]chat.PartType
 	shownCalls map[string]bool
+	progress   map[string]tools.Progress   // per call: the last progress printed
 	streams    map[string]*termtext.Stream // per text part: a character split across deltas waits
 	newline    bool                        // the last byte written to stdout was not a newline
 }
@@ -267,6 +269,9 @@ func (p *chatPrinter) part(part chat.Part) {
 			p.shownCalls[part.Tool.CallID] = true
 			fmt.Fprintf(p.env.Stderr, "[tool] %s %s\n", termtext.Line(part.Tool.Name), termtext.Summary(part.Tool.Arguments, 200))
 		}
+		if part.Tool != nil && part.Tool.Progress != nil {
+			p.toolProgress(part.Tool.Name, *part.Tool.Progress)
+		}
 	case chat.PartToolResult, chat.PartToolError, chat.PartToolStopped:
 		if part.Tool != nil {
 			fmt.Fprintf(p.env.Stderr, "[%s] %s: %s\n", part.Type, termtext.Line(part.Tool.Name), termtext.Summary(part.Tool.Content, 200))
@@ -281,6 +286,31 @@ func (p *chatPrinter) part(part chat.Part) {
 				c.Percent, c.Window, c.Tokens, c.Limit)
 		}
 	}
+}
+
+// toolProgress prints a running call's progress when it changed: the part updates that
+// carry it (at most 20 a second) also come for other reasons.
+func (p *chatPrinter) toolProgress(name string, pr tools.Progress) {
+	if last, ok := p.progress[pr.CallID]; ok && last == pr {
+		return
+	}
+	p.progress[pr.CallID] = pr
+	fmt.Fprintf(p.env.Stderr, "[progress] %s %s\n", termtext.Line(name), progressText(pr))
+}
+
+// progressText is "3/10 message", "3 message" without a total, or the message alone.
+func progressText(pr tools.Progress) string {
+	var s string
+	switch {
+	case pr.Total > 0:
+		s = fmt.Sprintf("%g/%g", pr.Progress, pr.Total)
+	case pr.Progress > 0:
+		s = fmt.Sprintf("%g", pr.Progress)
+	}
+	if pr.Message != "" {
+		s = strings.TrimSpace(s + " " + termtext.Line(pr.Message))
+	}
+	return s
 }
 
 // text writes what of a text part was not written yet: a delta, or the tail of the full

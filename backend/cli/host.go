@@ -70,6 +70,11 @@ func Host(ctx context.Context, env *Env, s *service.Services, hc HostConfig) (*H
 		return nil, err
 	}
 	h.api = api
+	s.SetOwnerStatus(func() owner.Info {
+		in := hc.Owner.Info()
+		in.Windows, in.Clients = h.countWindows(), api.EventStreams()
+		return in
+	})
 	// No redaction here: an export with --include-secrets is asked for by this user, who
 	// would get the same from the directory itself.
 	calls, err := server.New(server.Config{Bound: (&ownerCalls{ctx: ctx, s: s}).perCall(), Logger: log})
@@ -83,8 +88,11 @@ func Host(ctx context.Context, env *Env, s *service.Services, hc HostConfig) (*H
 		Clients: api.EventStreams,
 		Browser: h.browser,
 		Focus:   hc.Focus,
-		Routes:  map[string]http.Handler{"POST /control/run": http.HandlerFunc(h.serveRun)},
-		Log:     log,
+		Routes: map[string]http.Handler{
+			"POST /control/run":      http.HandlerFunc(h.serveRun),
+			"POST /control/mcp-call": http.HandlerFunc(h.serveMCPCall),
+		},
+		Log: log,
 	})
 	if err != nil {
 		return nil, err

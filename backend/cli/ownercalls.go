@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
-	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // ownerCalls are the calls only commands make through the owner, never a window: what
@@ -52,11 +50,6 @@ func (o *ownerCalls) MCPView(id string) (mcp.ServerView, error) { return o.s.MCP
 // MCPRefreshTools connects and re-reads a server's tools.
 func (o *ownerCalls) MCPRefreshTools(id string) ([]mcp.ToolInfo, error) {
 	return o.s.MCP.RefreshTools(o.ctx, id)
-}
-
-// MCPCallTool calls a tool on the owner's connection to the server: no second process.
-func (o *ownerCalls) MCPCallTool(id, tool string, args json.RawMessage) (tools.Result, error) {
-	return o.s.MCP.CallTool(o.ctx, id, tool, args, nil)
 }
 
 // MCPImport imports mcpServers JSON.

@@ -78,14 +78,15 @@ func runInOwner(ctx context.Context, env *Env, c *owner.Client, name string, arg
 	return apperr.New(apperr.OwnerGone, "the owner stopped before %s ended", name)
 }
 
-// frames writes a running command's output to the answer, flushed frame by frame.
+// frames writes a running command's output (or a call's progress) to the answer, flushed
+// frame by frame.
 type frames struct {
 	mu  sync.Mutex
 	w   http.ResponseWriter
 	enc *json.Encoder
 }
 
-func (f *frames) send(fr runFrame) error {
+func (f *frames) send(fr any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.enc.Encode(fr); err != nil {

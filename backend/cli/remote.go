@@ -180,7 +180,7 @@ func (r remoteSecrets) Backend(ctx context.Context) string {
 }
 
 // remoteMCP is mcpBackend through the owner: its connections to the servers, so a call
-// starts no second server process. Progress is not relayed; the result is.
+// starts no second server process; its progress comes back as it is reported.
 type remoteMCP struct{ c *owner.Client }
 
 func (r remoteMCP) Resolve(idOrName string) (id string, err error) {
@@ -201,8 +201,8 @@ func (r remoteMCP) RefreshTools(ctx context.Context, id string) (out []mcp.ToolI
 	return out, r.c.CallOwner(ctx, "MCPRefreshTools", &out, id)
 }
 
-func (r remoteMCP) CallTool(ctx context.Context, id, tool string, args json.RawMessage, _ func(tools.Progress)) (out tools.Result, err error) {
-	return out, r.c.CallOwner(ctx, "MCPCallTool", &out, id, tool, args)
+func (r remoteMCP) CallTool(ctx context.Context, id, tool string, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {
+	return r.callThroughOwner(ctx, id, tool, args, progress)
 }
 
 func (r remoteMCP) Import(ctx context.Context, data []byte) (out mcp.ImportReport, err error) {

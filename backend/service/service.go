@@ -83,6 +83,7 @@ type Services struct {
 
 	closers   []func() error
 	opened    map[string]any // capabilities' Opened.Value by name
+	owner     ownerStatus
 	warmAfter time.Duration
 	warm      struct {
 		mu    sync.Mutex

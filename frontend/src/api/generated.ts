@@ -61,6 +61,8 @@ export interface Facade {
   FetchImage(url: string): Promise<RemoteImage>;
   /** FetchModels reads the provider's model list and merges it into the stored one. */
   FetchModels(providerID: string): Promise<LLMProvider>;
+  /** GetBackendOwner says which process owns the data directory, its windows counted now. */
+  GetBackendOwner(): Promise<BackendOwner>;
   /** GetMCPLogs returns a server's recent log lines (stderr and Cairn's notes). */
   GetMCPLogs(id: string): Promise<MCPLogLine[]>;
   /**
@@ -494,6 +496,24 @@ export interface ApprovalTestResult {
   registered: boolean;
   /** RuleDecides is true when the tested rule is the one that decided. */
   ruleDecides: boolean;
+}
+
+/**
+ * BackendOwner is the process that owns the data directory (the one backend every window
+ * and terminal works through), as Settings → About shows it.
+ */
+export interface BackendOwner {
+  /** Kind is "desktop" or "serve"; "" when no owner runs on this backend. */
+  kind: string;
+  pid: number;
+  /** unix ms */
+  since: number;
+  /**
+   * Windows are the open windows (the desktop's and browser tabs), Clients the
+   * terminals' event streams.
+   */
+  windows: number;
+  clients: number;
 }
 
 /** Info describes this binary. */

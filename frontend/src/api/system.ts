@@ -5,6 +5,7 @@ export type BuildInfo = wire.BuildInfo;
 export type ReadyInfo = wire.ReadyInfo;
 export type DoctorCheck = wire.DoctorCheck;
 export type DoctorReport = wire.DoctorReport;
+export type BackendOwner = wire.BackendOwner;
 
 /** Process-level methods: start-up handshake and the health report. */
 export function systemApi(t: Transport) {
@@ -12,6 +13,8 @@ export function systemApi(t: Transport) {
     /** Announces this window (id is per window, kept in sessionStorage). */
     ready: (windowId: string) => t.call<ReadyInfo>("Ready", windowId),
     doctor: () => t.call<DoctorReport>("Doctor"),
+    /** The process that owns the data directory, its windows counted now (kind "" for none). */
+    backendOwner: () => t.call<BackendOwner>("GetBackendOwner"),
     /** Reports whether this window has the focus (approval notifications). */
     windowFocus: (windowId: string, focused: boolean) => t.call<void>("WindowFocus", windowId, focused),
     /**

@@ -1,22 +1,38 @@
 import { useCallback, useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { toAppError, useClient, useSecrets, type AppError, type BuildInfo, type DoctorCheck, type DoctorReport } from "../api";
+import {
+  toAppError,
+  useClient,
+  useSecrets,
+  type AppError,
+  type BackendOwner,
+  type BuildInfo,
+  type DoctorCheck,
+  type DoctorReport,
+} from "../api";
+import appIcon from "../assets/appicon.png";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useAppInfo } from "../shell/appInfo";
 import { KeyStorageNote } from "./SecretsPanel";
 
-/** Runs `Doctor` (on open and on demand) and keeps the latest report. */
+/**
+ * Runs `Doctor` and asks who owns the data directory (on open and on demand) and keeps the
+ * latest answers: the owner's window count changes as windows come and go.
+ */
 function useDoctor() {
   const client = useClient();
   const [report, setReport] = useState<DoctorReport | null>(null);
+  const [owner, setOwner] = useState<BackendOwner | null>(null);
   const [error, setError] = useState<AppError | null>(null);
   const [running, setRunning] = useState(false);
   const run = useCallback(async () => {
     setRunning(true);
     setError(null);
     try {
-      setReport(await client.system.doctor());
+      const [r, o] = await Promise.all([client.system.doctor(), client.system.backendOwner()]);
+      setReport(r);
+      setOwner(o);
     } catch (e) {
       setError(toAppError(e));
     } finally {
@@ -26,7 +42,16 @@ function useDoctor() {
   useEffect(() => {
     void run();
   }, [run]);
-  return { report, error, running, run };
+  return { report, owner, error, running, run };
+}
+
+/** "cairn serve, PID 42, since 1 Dec 2026, 23:01 · windows attached: 2"; undefined without an owner. */
+function useOwnerLine(owner: BackendOwner | null): string | undefined {
+  const { t, i18n } = useTranslation("settings");
+  if (!owner?.kind) return undefined;
+  const since = new Intl.DateTimeFormat(i18n.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(owner.since));
+  const who = owner.kind === "serve" ? t("about.ownerServe") : t("about.ownerDesktop");
+  return t("about.ownerLine", { who, pid: owner.pid, since, windows: owner.windows });
 }
 
 /** Doctor's build facts: an object from current backends, a plain version from older ones. */
@@ -64,6 +89,7 @@ export function AboutSection() {
   const r = doctor.report;
   const build = { ...buildOf(r), ...(info ?? {}) };
   const problems = r ? r.checks.filter((c) => !c.ok) : [];
+  const ownerLine = useOwnerLine(doctor.owner);
 
   const rows: Array<[string, string | undefined]> = [
     [t("about.version"), build.version],
@@ -72,12 +98,14 @@ export function AboutSection() {
     [t("about.platform"), [build.platform, build.goVersion].filter(Boolean).join(" · ") || undefined],
     [t("about.dataDir"), info?.dataDir ?? r?.dataDir],
     [t("about.dbVersion"), r?.dbVersion !== undefined ? String(r.dbVersion) : undefined],
+    [t("about.owner"), ownerLine],
   ];
 
   return (
     <>
       <section className="group" aria-labelledby={versionId}>
-        <h3 id={versionId} className="group__title">
+        <h3 id={versionId} className="group__title about__title">
+          <img src={appIcon} alt="" className="about__icon" data-testid="about-icon" />
           {t("common:app.name")}
         </h3>
         {infoError && <ErrorView error={infoError} compact />}

@@ -192,6 +192,30 @@ describe("Settings page", () => {
     );
   });
 
+  it("About shows the app icon and who owns the data directory, counted again on Run again", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    open("about", backend);
+    const facts = await screen.findByTestId("about-facts");
+    await waitFor(() => expect(facts).toHaveTextContent(/Backendcairn serve, PID 4242, since .+ · windows attached: 2/));
+    const icon = screen.getByTestId("about-icon");
+    expect(icon.tagName).toBe("IMG");
+    expect(icon.getAttribute("src")).toMatch(/appicon.*\.png|^data:image\/png/);
+    expect(screen.getByRole("heading", { level: 3, name: "Cairn" })).toContainElement(icon);
+    backend.owner = { ...backend.owner, kind: "desktop", pid: 7, windows: 3 };
+    await user.click(within(screen.getByTestId("doctor-report")).getByRole("button", { name: "Run again" }));
+    await waitFor(() => expect(facts).toHaveTextContent(/Cairn desktop app, PID 7, since .+ · windows attached: 3/));
+  });
+
+  it("About leaves the owner line out when no process owns the data directory", async () => {
+    const backend = new FakeBackend();
+    backend.owner = { kind: "", pid: 0, since: 0, windows: 0, clients: 0 };
+    open("about", backend);
+    const facts = await screen.findByTestId("about-facts");
+    await waitFor(() => expect(facts).toHaveTextContent("0.1.0"));
+    expect(facts).not.toHaveTextContent("Backend");
+  });
+
   it("About marks a failed required check as a problem and can run the doctor again", async () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();

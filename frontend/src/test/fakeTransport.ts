@@ -117,6 +117,8 @@ export class FakeBackend {
   /** Files saved through SaveTextFile: name suggested, content written. */
   saves: { name: string; content: string }[] = [];
   doctorOK = true;
+  /** What GetBackendOwner answers: the process that owns the data directory. */
+  owner = { kind: "serve", pid: 4242, since: Date.UTC(2026, 11, 1, 22, 30), windows: 2, clients: 1 };
   /** Sessions, messages and providers (the chat facade). */
   readonly chat: FakeChat;
   /** MCP servers (app_mcp.go), events on topic `mcp`. */
@@ -209,6 +211,7 @@ export class FakeBackend {
         this.publish("secrets:changed", null);
         return null;
       },
+      GetBackendOwner: () => ({ ...this.owner }),
       Doctor: () => ({
         ok: this.doctorOK,
         version: { version: "0.1.0", commit: "abc1234", goVersion: "go1.26.8", platform: "linux/amd64" },
