@@ -42,6 +42,22 @@ func Bigrams(text string) string {
 	return strings.TrimSpace(b.String())
 }
 
+// Words is what the text column indexes: the text with every Han, Kana and Hangul
+// character replaced by a space. unicode61 counts those as letters, so "基于goroutine和"
+// would be one token and neither "goroutine" nor the Chinese could be found in it; the
+// CJK is indexed as bigrams in the cjk column, which is where queries look for it.
+func Words(text string) string {
+	if strings.IndexFunc(text, isCJK) < 0 {
+		return text
+	}
+	return strings.Map(func(r rune) rune {
+		if isCJK(r) {
+			return ' '
+		}
+		return r
+	}, text)
+}
+
 // MaxTerms caps the terms of a keyword query: long pasted questions would otherwise
 // become huge FTS5 expressions.
 const MaxTerms = 16

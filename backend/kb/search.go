@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -38,16 +39,51 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		return []Hit{}, err
 	}
 	pool := max(3*k, 30)
-	ids := make([]string, len(kbs))
-	for i, b := range kbs {
-		ids[i] = b.ID
-	}
-	kw, err := s.keyword(ctx, ids, q, pool)
+	scope, err := s.scope(ctx, kbs)
 	if err != nil {
 		return nil, err
 	}
-	vec := s.vector(ctx, kbs, q, pool)
+	// The two retrievers run at once: the vector side mostly waits for the query's
+	// embedding and then scans on every core, the keyword side waits on SQLite.
+	var vec []int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		vec = s.vector(ctx, kbs, q, pool)
+	}()
+	kw, err := s.keyword(ctx, scope, q, pool)
+	<-done
+	if err != nil {
+		return nil, err
+	}
 	return s.hits(ctx, kbs, fuse(kw, vec, k), q)
+}
+
+// scope is the KB filter for the keyword query: none when kbs are all the KBs there are,
+// so that FTS5 ranks without a join.
+func (s *Service) scope(ctx context.Context, kbs []KB) ([]string, error) {
+	all, err := s.st.KBs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, b := range kbs {
+		want[b.ID] = true
+	}
+	if len(want) == len(all) {
+		covered := true
+		for _, b := range all {
+			covered = covered && want[b.ID]
+		}
+		if covered {
+			return nil, nil
+		}
+	}
+	ids := make([]string, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 func (s *Service) resolve(ctx context.Context, refs []string) ([]KB, error) {
@@ -118,9 +154,11 @@ func (s *Service) vector(ctx context.Context, kbs []KB, q string, limit int) []i
 			s.log.Warn("kb: vectors", "kb", k.Name, "err", err)
 			continue
 		}
-		x.mu.RLock()
-		all = append(all, x.topK(v, limit)...)
-		x.mu.RUnlock()
+		got, err := x.topK(ctx, v, limit, s.st.VectorsOf)
+		if err != nil {
+			s.log.Warn("kb: rescoring vectors; int8 order kept", "kb", k.Name, "err", err)
+		}
+		all = append(all, got...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].score > all[j].score })
 	out := make([]int64, 0, min(limit, len(all)))
@@ -130,7 +168,8 @@ func (s *Service) vector(ctx context.Context, kbs []KB, q string, limit int) []i
 	return out
 }
 
-// index is a KB's vector block, loaded from the store the first time it is asked for.
+// index is a KB's vector block, quantized from the stored vectors the first time it is
+// asked for.
 func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,7 +178,7 @@ func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 	}
 	x := &vecIndex{}
 	if err := s.st.Vectors(ctx, kbID, x.add); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load vectors: %w", err)
 	}
 	s.indexes[kbID] = x
 	return x, nil

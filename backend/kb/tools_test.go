@@ -3,8 +3,6 @@ package kb
 import (
 	"context"
 	"encoding/json"
-	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 
@@ -72,44 +70,5 @@ func TestToolsEndToEnd(t *testing.T) {
 	}
 	if _, err := byName["kb_file_meta"].Execute(ctx, json.RawMessage(`{"fileId":"nope"}`), nil); err == nil {
 		t.Error("an unknown file was found")
-	}
-}
-
-func TestVectorTopKIsExact(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	x := &vecIndex{}
-	const n, d = 10000, 24
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		v := make([]float32, d)
-		for j := range v {
-			v[j] = float32(r.NormFloat64())
-		}
-		vecs[i] = v
-		x.add(int64(i), v)
-	}
-	x.remove([]int64{5, 6, 7})
-	q := vecs[42]
-	type p struct {
-		id int64
-		s  float32
-	}
-	var want []p
-	nq := normalize(q)
-	for i, v := range vecs {
-		if i >= 5 && i <= 7 {
-			continue
-		}
-		want = append(want, p{int64(i), dot(nq, normalize(v))})
-	}
-	sort.Slice(want, func(i, j int) bool { return want[i].s > want[j].s })
-	got := x.topK(q, 10)
-	for i := range got {
-		if got[i].id != want[i].id {
-			t.Fatalf("rank %d: got %d, want %d", i, got[i].id, want[i].id)
-		}
-	}
-	if got[0].id != 42 {
-		t.Errorf("the query's own vector is not first")
 	}
 }
