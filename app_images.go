@@ -8,3 +8,10 @@ import "github.com/cairn-app/cairn/backend/remoteimage"
 func (a *App) FetchImage(url string) (remoteimage.Image, error) {
 	return a.s.Images.Fetch(a.ctx, url)
 }
+
+// FetchFavicon loads the icon of the site a web search result is on, for its card and the
+// citations of an answer, while the user has site icons on (websearch.favicons, else
+// favicons_off): only the site's /favicon.ico, from a public address, as a data: URL.
+func (a *App) FetchFavicon(pageURL string) (remoteimage.Image, error) {
+	return a.s.Favicons.Get(a.ctx, pageURL)
+}

@@ -176,6 +176,9 @@ const (
 
 	// One backend per data directory: a desktop window that could not attach to it.
 	DesktopAttachFailed Code = "desktop_attach_failed"
+
+	// Site icons of search results asked for while the user has them off.
+	FaviconsOff Code = "favicons_off"
 )
 
 var catalogue = map[Code]def{
@@ -323,6 +326,7 @@ var catalogue = map[Code]def{
 	SearchProviderUnknown:  {action: openSettings("web-search")},
 	SearchProxyInvalid:     {action: openSettings("web-search")},
 	SearchFallbackUnknown:  {},
+	FaviconsOff:            {action: openSettings("web-search")},
 	ParseLinkUnsupported:   {},
 
 	DesktopAttachFailed: {},

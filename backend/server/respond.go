@@ -49,7 +49,7 @@ func statusFor(code apperr.Code) int {
 		return http.StatusBadRequest
 	case apperr.SessionBusy, apperr.NoProvider, apperr.ProviderKeyMissing, apperr.ApprovalAlreadyDecided,
 		apperr.ApprovalInterrupted, apperr.ApprovalRuleUnavailable, apperr.ApprovalResumeUnavailable,
-		apperr.MCPServerDisabled, apperr.TavilyKeyRequired, apperr.SearchKeyRequired, apperr.SearchEndpointRequired:
+		apperr.MCPServerDisabled, apperr.TavilyKeyRequired, apperr.SearchKeyRequired, apperr.SearchEndpointRequired, apperr.FaviconsOff:
 		return http.StatusConflict
 	case apperr.SearchKeyInvalid, apperr.SearchBadResponse:
 		return http.StatusBadGateway // the search provider refused the key or answered nonsense

@@ -29,6 +29,7 @@ import (
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/cairn-app/cairn/backend/websearch"
 )
 
 // Options configure Open.
@@ -80,6 +81,9 @@ type Services struct {
 	// Images fetches a remote image of an answer when the user asks (public addresses
 	// only), for windows that may load no image from another host themselves.
 	Images *remoteimage.Fetcher
+	// Favicons fetches the site icons of web search results while the user has them on
+	// (websearch.favicons), through the same guard; off, nothing is fetched.
+	Favicons *remoteimage.Favicons
 
 	closers   []func() error
 	opened    map[string]any // capabilities' Opened.Value by name
@@ -152,6 +156,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	s.Settings = settings.New(db, bus, caps.Settings()...)
 	s.Presence = notify.NewPresence(0)
 	s.Images = remoteimage.New(remoteimage.Options{})
+	s.Favicons = remoteimage.NewFavicons(remoteimage.FaviconOptions{Enabled: s.faviconsOn})
 	force := opt.SecretsBackend
 	if force == "" {
 		force = os.Getenv("CAIRN_SECRETS")
@@ -278,3 +283,11 @@ func (s *Services) Close() error {
 
 // OnClose registers a cleanup run by Close (components started after Open).
 func (s *Services) OnClose(fn func() error) { s.closers = append(s.closers, fn) }
+
+// faviconsOn reads the setting on every request, so turning icons off stops the next
+// fetch at once.
+func (s *Services) faviconsOn(ctx context.Context) bool {
+	v, err := s.Settings.Get(ctx, websearch.SettingFavicons)
+	on, _ := v.(bool)
+	return err == nil && on
+}

@@ -144,6 +144,7 @@ type Card struct {
 	Requested string `json:"requested,omitempty"`
 	Title     string `json:"title,omitempty"`
 	Byline    string `json:"byline,omitempty"`
+	Site      string `json:"site,omitempty"` // the site's own name for itself, when the page says it
 	Published string `json:"published,omitempty"`
 	Bytes     int    `json:"bytes"`
 	Chars     int    `json:"chars"`
@@ -158,7 +159,7 @@ const previewChars = 600
 
 func cardOf(p Page) Card {
 	preview, _, _ := cut(p.Markdown, previewChars)
-	return Card{URL: p.URL, Requested: p.Requested, Title: p.Title, Byline: p.Byline, Published: p.Published,
+	return Card{URL: p.URL, Requested: p.Requested, Title: p.Title, Byline: p.Byline, Site: p.SiteName, Published: p.Published,
 		Bytes: p.Bytes, Chars: p.Chars, Dropped: p.Dropped, Rendered: p.Rendered, Provider: p.Provider, Note: p.Note, Preview: preview}
 }
 

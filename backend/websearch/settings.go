@@ -15,6 +15,10 @@ const (
 	SettingCacheTTL = "websearch.cacheTTL"
 	SettingTimeout  = "websearch.timeout"
 	SettingProxy    = "websearch.proxy"
+	// SettingFavicons turns site icons of results and citations on: Cairn then fetches
+	// each result's site's /favicon.ico itself (public addresses only). Off, the window
+	// shows a generic icon and nothing is fetched.
+	SettingFavicons = "websearch.favicons"
 )
 
 // DefaultProvider answers without a key, so search works before any setup.
@@ -40,6 +44,7 @@ func Specs() []settings.Spec {
 		// A proxy URL (http, https or socks5) for search requests; empty uses the system's
 		// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
 		{Key: SettingProxy, Type: settings.String, Default: "", MaxLen: 2000, Section: sec},
+		{Key: SettingFavicons, Type: settings.Bool, Default: false, Section: sec},
 	}
 	for _, p := range catalog() {
 		out = append(out, settings.Spec{Key: EndpointSetting(p.ID), Type: settings.String, Default: "", MaxLen: 2000, Section: sec})

@@ -63,6 +63,9 @@ func (g *generator) facade(pkg *types.Package) error {
 	if ev, ok := pkg.Scope().Lookup("wireEvents").(*types.TypeName); ok {
 		g.eventList(ev)
 	}
+	if d, ok := pkg.Scope().Lookup("wireDisplays").(*types.TypeName); ok {
+		g.displays(d)
+	}
 	for len(g.queue) > 0 {
 		tn := g.queue[0]
 		g.queue = g.queue[1:]
@@ -108,6 +111,19 @@ func (g *generator) eventList(ev *types.TypeName) {
 		doc := g.docs.comment(st.Field(i).Pos(), "  ")
 		ts := strings.ReplaceAll(g.ts(st.Field(i).Type()), "\n", "\n  ")
 		g.events = append(g.events, fmt.Sprintf("%s  %q: %s;\n", doc, name, ts))
+	}
+}
+
+// displays declares the types of the wireDisplays fields: tool displays the window lays
+// out, which no method's signature names (a tool part carries them as raw JSON).
+func (g *generator) displays(d *types.TypeName) {
+	st, ok := d.Type().Underlying().(*types.Struct)
+	if !ok {
+		g.fail(fmt.Errorf("wireDisplays is not a struct"))
+		return
+	}
+	for i := range st.NumFields() {
+		g.ts(st.Field(i).Type())
 	}
 }
 

@@ -1,5 +1,5 @@
 import { browserApi } from "./browser";
-import { imagesApi } from "./images";
+import { faviconsApi, imagesApi } from "./images";
 import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
 import { applyMcpEvent, MCP_TOPIC, mcpApi, type McpSnapshot } from "./mcp";
 import { applyRulesEvent, permissionsApi, type RuleList } from "./permissions";
@@ -47,6 +47,8 @@ export function createClient(transport: Transport) {
     browser,
     /** Remote images of answers, fetched by the backend when the user asks. */
     images,
+    /** Site icons of search results, fetched by the backend while the user has them on. */
+    favicons: faviconsApi(transport),
     /** Web search providers and Settings' test search. */
     websearch,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */

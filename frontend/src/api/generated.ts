@@ -54,6 +54,12 @@ export interface Facade {
   /** ExportMCPServers returns the servers as `mcpServers` JSON, secret values left out. */
   ExportMCPServers(): Promise<MCPExport>;
   /**
+   * FetchFavicon loads the icon of the site a web search result is on, for its card and the
+   * citations of an answer, while the user has site icons on (websearch.favicons, else
+   * favicons_off): only the site's /favicon.ico, from a public address, as a data: URL.
+   */
+  FetchFavicon(pageURL: string): Promise<RemoteImage>;
+  /**
    * FetchImage loads a remote image of an answer or a tool result the user asked to see:
    * from a public internet address only, an image type, up to a size, as a data: URL (the
    * window's Content-Security-Policy lets it load no image from another host itself).
@@ -1635,6 +1641,24 @@ export interface ToolsToolState {
   /** prompt tokens of its definition */
   tokens: number;
   enabled: boolean;
+}
+
+/** Card is what the tool card shows of a read page. */
+export interface WebfetchCard {
+  url: string;
+  requested?: string;
+  title?: string;
+  byline?: string;
+  /** the site's own name for itself, when the page says it */
+  site?: string;
+  published?: string;
+  bytes: number;
+  chars: number;
+  dropped?: number;
+  rendered?: boolean;
+  provider?: string;
+  note?: string;
+  preview: string;
 }
 
 /** Answer is what a search found and who found it. */

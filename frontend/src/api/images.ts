@@ -32,6 +32,46 @@ export function imagesApi(t: Transport) {
 
 export type ImagesApi = ReturnType<typeof imagesApi>;
 
+/** The setting that turns site icons of search results and citations on (off by default). */
+export const FAVICONS_KEY = "websearch.favicons";
+
+/**
+ * Site icons of web search results, fetched by the backend (only the site's /favicon.ico,
+ * public addresses only) and only while the user has them on; one request per site and
+ * window, a failure kept (the card shows its generic icon).
+ */
+export function faviconsApi(t: Transport) {
+  const cache = new Map<string, Promise<string | null>>();
+  return {
+    /** The icon of the site pageUrl is on as a data: URL, or null (none, refused, off). */
+    get(pageUrl: string): Promise<string | null> {
+      const site = siteKey(pageUrl);
+      if (!site) return Promise.resolve(null);
+      const hit = cache.get(site);
+      if (hit) return hit;
+      const p = t.call<RemoteImage>("FetchFavicon", pageUrl).then(
+        (img) => (img?.dataUrl?.startsWith("data:image/") ? img.dataUrl : null),
+        () => null,
+      );
+      cache.set(site, p);
+      while (cache.size > CACHE_SIZE * 4) cache.delete(cache.keys().next().value as string);
+      return p;
+    },
+  };
+}
+
+export type FaviconsApi = ReturnType<typeof faviconsApi>;
+
+/** scheme://host:port of an http(s) address, the cache key of its site's icon; null otherwise. */
+function siteKey(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? `${u.protocol}//${u.host}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The hosts of the setting's value: names separated by spaces or commas, lower case. */
 export function imageHosts(value: unknown): string[] {
   if (typeof value !== "string") return [];

@@ -4,6 +4,8 @@ import type * as wire from "./generated";
 export type SearchProviderInfo = wire.WebsearchInfo;
 export type SearchAnswer = wire.WebsearchAnswer;
 export type SearchResult = wire.WebsearchResult;
+/** What web_fetch (parse_link) shows of a read page on its card. */
+export type FetchCard = wire.WebfetchCard;
 
 /** The setting that names the chosen provider, and the one that overrides a provider's endpoint. */
 export const SEARCH_PROVIDER_KEY = "websearch.provider";

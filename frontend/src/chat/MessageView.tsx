@@ -7,6 +7,7 @@ import { groupParts } from "../tools/model";
 import { ToolCard } from "../tools/ToolCard";
 import { copyText } from "../components/clipboard";
 import { ReasoningPart, StatusPart, TextPart } from "./parts";
+import { citationTables } from "./citations";
 
 export interface MessageActions {
   /** Answer the last user message again (last assistant message, session idle). */
@@ -124,6 +125,7 @@ function AssistantMessage({ message, last, idle, onRegenerate }: MessageViewProp
   const { t } = useTranslation("chat");
   const parts = message.parts;
   const items = useMemo(() => groupParts(parts ?? []), [parts]);
+  const citations = useMemo(() => citationTables(items), [items]);
   const live = message.status === "streaming";
   const hasStatusError = items.some((i) => i.kind === "status" && i.part.status?.kind === "error");
   const canRegenerate = last && idle && Boolean(onRegenerate);
@@ -148,7 +150,7 @@ function AssistantMessage({ message, last, idle, onRegenerate }: MessageViewProp
       {items.map((item) => {
         switch (item.kind) {
           case "text":
-            return <TextPart key={item.key} part={item.part} />;
+            return <TextPart key={item.key} part={item.part} citations={citations.get(item.key)} />;
           case "reasoning":
             return <ReasoningPart key={item.key} part={item.part} />;
           case "status":

@@ -8,12 +8,19 @@ import { Icon } from "../components/Icon";
 import { toAppError } from "../api";
 import { formatDuration } from "../tools/model";
 import { Markdown } from "./markdown/Markdown";
+import { CitationContext } from "./Citation";
+import type { CitationTable } from "./citations";
 
-/** Assistant text: streaming Markdown. */
-export const TextPart = memo(function TextPart({ part }: { part: Part }) {
+/**
+ * Assistant text: streaming Markdown. citations are the search results its markers ([1])
+ * refer to, shown as chips (Citation.tsx).
+ */
+export const TextPart = memo(function TextPart({ part, citations }: { part: Part; citations?: CitationTable }) {
   return (
     <div className="part part--text" data-testid="part-text" data-state={part.state}>
-      <Markdown text={part.text ?? ""} />
+      <CitationContext.Provider value={citations ?? null}>
+        <Markdown text={part.text ?? ""} />
+      </CitationContext.Provider>
     </div>
   );
 });

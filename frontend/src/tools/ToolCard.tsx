@@ -22,6 +22,7 @@ import { useSessionApprovals } from "./sessionApprovals";
 import { Visible, visibleString } from "./visible";
 import { isSearchAnswer, WebSearchResult } from "./WebSearchResult";
 import { ToolImages } from "./ToolImages";
+import { isFetchCard, WEB_FETCH_TOOLS, WebFetchFailed, WebFetchResult } from "./WebFetchResult";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -137,11 +138,15 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
             />
           )}
           {state === "error" && end?.error && <ErrorView error={end.error as AppError} compact />}
+          {state === "error" && WEB_FETCH_TOOLS.has(item.name) && <WebFetchFailed args={call?.arguments} />}
           {state === "stopped" && (
             <p className="tool-card__note">{end?.error ? <ErrorText error={end.error} /> : t("tools.stoppedNote")}</p>
           )}
           {end && state !== "error" && isSearchAnswer(item.name, end.display) && <WebSearchResult answer={end.display} />}
-          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && <Result content={end.content} display={end.display} />}
+          {end && state !== "error" && isFetchCard(item.name, end.display) && <WebFetchResult card={end.display} content={end.content} />}
+          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && !isFetchCard(item.name, end.display) && (
+            <Result content={end.content} display={end.display} />
+          )}
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { resultHost, useOptionalClient, type AppError, type SearchAnswer } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Visible } from "./visible";
+import { SiteIcon } from "./web";
 
 /** The wire name of the web search tool, whose display is a search answer. */
 export const WEB_SEARCH_TOOL = "web_search";
@@ -46,6 +47,7 @@ export function WebSearchResult({ answer }: { answer: SearchAnswer }) {
       <ol className="websearch-results">
         {answer.results.map((r, i) => (
           <li key={`${i}-${r.url}`}>
+            <SiteIcon url={r.url} />{" "}
             {/^https?:\/\//i.test(r.url) ? (
               <a href={r.url} target="_blank" rel="noreferrer noopener" onClick={(e) => open(e, r.url)}>
                 <Visible text={r.title || r.url} />

@@ -7,12 +7,14 @@ import { CodeBlock } from "./CodeBlock";
 import { MathView } from "./MathView";
 import { RemoteImage } from "./RemoteImage";
 import { useOptionalClient } from "../../api";
+import { CitationLink, CitationMarker } from "../Citation";
+import { citationLinkNumber, remarkCitations, safeURL } from "../citations";
 
 interface HastNode {
   type: string;
   tagName?: string;
   value?: string;
-  properties?: { className?: unknown };
+  properties?: { className?: unknown; dataNums?: unknown };
   children?: HastNode[];
 }
 
@@ -41,12 +43,21 @@ const components: Components = {
     if (className?.includes("math-inline")) return <MathView tex={String(children ?? "")} display={false} />;
     return <code className="md-inline-code">{children}</code>;
   },
-  a({ href, children, title }) {
+  a({ href, children, title, node }) {
+    // A citation written as a link, [1](https://…): a chip showing the host it goes to.
+    const n = citationLinkNumber(textOf(node as HastNode | undefined));
+    if (n !== null && safeURL(href)) return <CitationLink n={n} href={href!} />;
     return (
       <Link href={href} title={title}>
         {children}
       </Link>
     );
+  },
+  // Citation markers ([1], [2, 3]) of the prose, from remarkCitations.
+  cite({ node, children }) {
+    const raw = String((node as HastNode | undefined)?.properties?.dataNums ?? "");
+    const nums = raw.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    return nums.length ? <CitationMarker nums={nums} raw={children} /> : <>{children}</>;
   },
   img({ src, alt, title }) {
     return <RemoteImage src={typeof src === "string" ? src : undefined} alt={alt} title={title} />;
@@ -99,7 +110,7 @@ function Link({ href, title, children }: { href?: string; title?: string; childr
   );
 }
 
-const remarkPlugins = [remarkGfm, [remarkMath, { singleDollarTextMath: true }]] as NonNullable<
+const remarkPlugins = [remarkGfm, [remarkMath, { singleDollarTextMath: true }], remarkCitations] as NonNullable<
   Parameters<typeof ReactMarkdown>[0]["remarkPlugins"]
 >;
 
