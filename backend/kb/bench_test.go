@@ -101,8 +101,9 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	storeTime := time.Since(t0)
 	vec := compareVectors(b, st, k.ID, pos, data)
 	hybrid := benchHybrid(b, svc, st, k, data, fake, kwQueries)
-	zipf := benchZipfKeyword(b, n)
-	fmt.Printf("keyword on the long-tailed corpus (%d chunks): p50 %s p95 %s\n", n, ms(pct(zipf, 50)), ms(pct(zipf, 95)))
+	zipf, zipfHybrid := benchZipf(b, n, data)
+	fmt.Printf("long-tailed corpus (%d chunks): keyword p50 %s p95 %s, hybrid p50 %s p95 %s\n", n,
+		ms(pct(zipf, 50)), ms(pct(zipf, 95)), ms(pct(zipfHybrid, 50)), ms(pct(zipfHybrid, 95)))
 	fmt.Printf("\n%d chunks: ingest %.1f s, keyword p50 %s p95 %s, vector p50 %s p95 %s (recall@10 %.3f), hybrid p50 %s p95 %s; vectors + codes stored in %.1f s\n",
 		n, ingest.Seconds(), ms(pct(kw, 50)), ms(pct(kw, 95)), ms(vec.p50), ms(vec.p95), vec.recall, ms(pct(hybrid, 50)), ms(pct(hybrid, 95)), storeTime.Seconds())
 	b.ReportMetric(ingest.Seconds(), "ingest-s")
@@ -112,6 +113,7 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	b.ReportMetric(float64(vec.bytes)/1e6, "vector-MB")
 	b.ReportMetric(float64(pct(hybrid, 95).Microseconds())/1000, "hybrid-p95-ms")
 	b.ReportMetric(float64(pct(zipf, 95).Microseconds())/1000, "keyword-zipf-p95-ms")
+	b.ReportMetric(float64(pct(zipfHybrid, 95).Microseconds())/1000, "hybrid-zipf-p95-ms")
 }
 
 // benchIngest writes n chunks of about 60 words through ReplaceChunks, 500 per file.
@@ -232,10 +234,11 @@ func (z *zipfCorpus) text() string {
 	return b.String()
 }
 
-// benchZipfKeyword times keyword queries on the long-tailed corpus: two or three words of
-// rank 50 to 2,000 (content words; the most common ones are what stopwords remove) or a
-// two-character Han word of ranks 20 to 500.
-func benchZipfKeyword(b *testing.B, n int) []time.Duration {
+// benchZipf times keyword queries on the long-tailed corpus: two or three words of rank
+// 50 to 2,000 (content words; the most common ones are what stopwords remove) or a
+// two-character Han word of ranks 20 to 500; then hybrid queries of the same kind with
+// the vector set stored on its chunks.
+func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid []time.Duration) {
 	ctx := context.Background()
 	db, err := store.OpenPath(ctx, filepath.Join(b.TempDir(), "zipf.db"))
 	if err != nil {
@@ -243,7 +246,9 @@ func benchZipfKeyword(b *testing.B, n int) []time.Duration {
 	}
 	defer db.Close()
 	st := NewSQLStore(db.DB)
-	svc, err := New(ctx, Config{DataDir: b.TempDir(), Store: st})
+	fake := &fixedEmbedder{}
+	svc, err := New(ctx, Config{DataDir: b.TempDir(), Store: st,
+		Embedders: func(context.Context, string, string) (Embedder, error) { return fake, nil }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -267,7 +272,7 @@ func benchZipfKeyword(b *testing.B, n int) []time.Duration {
 			b.Fatal(err)
 		}
 	}
-	var times []time.Duration
+	var queries []string
 	for i := 0; i < envInt("KB_BENCH_KW", 200); i++ {
 		var q string
 		switch i % 3 {
@@ -278,11 +283,13 @@ func benchZipfKeyword(b *testing.B, n int) []time.Duration {
 		default:
 			q = zipfHan(uint64(20+r.IntN(480))) + zipfHan(uint64(20+r.IntN(480)))
 		}
+		queries = append(queries, q)
 		t0 := time.Now()
 		if _, err := svc.Search(ctx, SearchRequest{Query: q, TopK: 10}); err != nil {
 			b.Fatal(err)
 		}
-		times = append(times, time.Since(t0))
+		kw = append(kw, time.Since(t0))
 	}
-	return times
+	storeVectors(b, st, k, data)
+	return kw, benchHybrid(b, svc, st, k, data, fake, queries)
 }

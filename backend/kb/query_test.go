@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -77,6 +78,44 @@ func TestWords(t *testing.T) {
 	for in, want := range cases {
 		if got := Words(in); got != want {
 			t.Errorf("Words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKeywordScope searches one of two KBs (FTS5 joined with the chunks' KB), then both
+// (no join): each finds exactly its own chunks.
+func TestKeywordScope(t *testing.T) {
+	f := newFixture(t, nil)
+	a, b := f.create("a", ""), f.create("b", "")
+	ctx := context.Background()
+	if _, err := f.svc.AddText(ctx, a.ID, "a.md", "shared words and apples 苹果"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.AddText(ctx, b.ID, "b.md", "shared words and bananas 香蕉"); err != nil {
+		t.Fatal(err)
+	}
+	f.idle()
+	cases := []struct {
+		kbs   []string
+		query string
+		want  []string
+	}{
+		{[]string{a.ID}, "shared words", []string{"a.md"}},
+		{[]string{b.Name}, "shared words", []string{"b.md"}},
+		{[]string{a.ID}, "bananas", nil},
+		{[]string{a.ID, b.ID}, "shared", []string{"a.md", "b.md"}},
+		{nil, "shared", []string{"a.md", "b.md"}},
+		{nil, "香蕉", []string{"b.md"}},
+	}
+	for _, c := range cases {
+		hits, err := f.svc.Search(ctx, SearchRequest{Query: c.query, KBs: c.kbs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := files(hits)
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v %q: got %v, want %v", c.kbs, c.query, got, c.want)
 		}
 	}
 }
