@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -37,6 +38,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	lines := f.Int("n", 100, "logs: how many lines")
 	withSecrets := f.Bool("include-secrets", false, "export: include secret values")
 	noBrowser := f.Bool("no-browser", false, "login: print the sign-in page, do not open a browser")
+	saveImages := f.String("save-images", "", "call: write the images of the result to this directory")
 	pos, err := parseInterspersed(f, args)
 	if err != nil {
 		return err
@@ -173,10 +175,21 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		saved, err := saveCallImages(*saveImages, tool, res.Images)
+		if err != nil {
+			return err
+		}
 		if *asJSON {
 			return writeJSON(env.Stdout, res)
 		}
 		fmt.Fprintln(env.Stdout, termtext.Text(res.Content))
+		for i, im := range res.Images {
+			where := " (save them with --save-images DIR)"
+			if saved != nil {
+				where = ", saved at " + termtext.Line(saved[i])
+			}
+			fmt.Fprintf(env.Stdout, "[image %d of %d: %s, %d bytes%s]\n", i+1, len(res.Images), termtext.Line(im.MIMEType), len(im.Data), where)
+		}
 		if res.IsError {
 			return exitError{code: 1}
 		}
@@ -364,4 +377,30 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	return usageErr("unknown mcp subcommand %s\n%s", apperr.Quote(pos[0]), mcpUsage)
+}
+
+// saveCallImages writes a call's images, whole, to dir as <tool>-<n>.<ext> (nil when dir
+// is empty), so `cairn mcp call … --save-images DIR` hands a screenshot on as a file.
+func saveCallImages(dir, tool string, imgs []tools.Image) ([]string, error) {
+	if dir == "" || len(imgs) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "create %s", dir)
+	}
+	base := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 || r < ' ' {
+			return '_'
+		}
+		return r
+	}, tool)
+	out := make([]string, 0, len(imgs))
+	for i, im := range imgs {
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, i+1, tools.ImageExt(im.MIMEType)))
+		if err := os.WriteFile(path, im.Data, 0o644); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "write %s", path)
+		}
+		out = append(out, path)
+	}
+	return out, nil
 }

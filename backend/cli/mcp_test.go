@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -94,6 +95,17 @@ func TestMCPCommands(t *testing.T) {
 	r = run(t, dir, "", "mcp", "call", "everything", "trigger-long-running-operation", `{"duration":0.2,"steps":2}`)
 	if r.code != 0 || !strings.Contains(r.stderr, "progress 1/2") {
 		t.Fatalf("progress: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// An image result is named in the text, and written whole with --save-images.
+	r = run(t, dir, "", "mcp", "call", "everything", "get-tiny-image", `{}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "[image 1 of 1: image/png, ") || !strings.Contains(r.stdout, "--save-images DIR") {
+		t.Fatalf("image call: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	imgDir := filepath.Join(t.TempDir(), "shots")
+	r = run(t, dir, "", "mcp", "call", "everything", "get-tiny-image", `{}`, "--save-images", imgDir)
+	saved := filepath.Join(imgDir, "get-tiny-image-1.png")
+	if b, err := os.ReadFile(saved); r.code != 0 || err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || !strings.Contains(r.stdout, "saved at "+saved) {
+		t.Fatalf("--save-images: %d %q %q (%v)", r.code, r.stdout, r.stderr, err)
 	}
 	r = run(t, dir, "", "mcp", "logs", list[0].ID)
 	if r.code != 0 || !strings.Contains(r.stdout, "Starting default (STDIO) server") {

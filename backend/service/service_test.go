@@ -59,7 +59,7 @@ func waitPending(t *testing.T, s *Services, sessionID string) approval.Request {
 	return approval.Request{}
 }
 
-func waitIdle(t *testing.T, s *Services, sessionID string) chat.Snapshot {
+func waitIdle(t testing.TB, s *Services, sessionID string) chat.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

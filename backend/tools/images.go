@@ -38,8 +38,8 @@ type ImageRef struct {
 	SHA256   string `json:"sha256"`
 }
 
-// imageExt is the file extension for a MIME type ("" for one Cairn does not know).
-func imageExt(mime string) string {
+// ImageExt is the file extension for a MIME type ("" for one Cairn does not know).
+func ImageExt(mime string) string {
 	switch strings.ToLower(strings.TrimSpace(strings.SplitN(mime, ";", 2)[0])) {
 	case "image/png":
 		return ".png"
@@ -75,7 +75,7 @@ func (p *Pipeline) saveImages(call Call, imgs []Image) ([]ImageRef, string, erro
 	var text strings.Builder
 	for i, img := range imgs {
 		sum := sha256.Sum256(img.Data)
-		ref := ImageRef{File: fmt.Sprintf("%s-%d%s", safeFileName(call.ID, "call"), i+1, imageExt(img.MIMEType)),
+		ref := ImageRef{File: fmt.Sprintf("%s-%d%s", safeFileName(call.ID, "call"), i+1, ImageExt(img.MIMEType)),
 			MIMEType: img.MIMEType, Bytes: len(img.Data), SHA256: hex.EncodeToString(sum[:])}
 		ref.Path = filepath.Join(dir, ref.File)
 		if cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data)); err == nil {
@@ -186,7 +186,7 @@ func (p *Pipeline) ToolImageData(sessionID, file string, full bool) (string, []b
 // imageMIME is the MIME type of a saved image by its extension.
 func imageMIME(file string) string {
 	for _, m := range []string{"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"} {
-		if strings.HasSuffix(file, imageExt(m)) {
+		if strings.HasSuffix(file, ImageExt(m)) {
 			return m
 		}
 	}
