@@ -103,7 +103,7 @@ test-e2e: frontend cli
 test-desktop: desktop
 	.ci/desktop-smoke.sh
 
-## bench: every bench/*.sh (start-up and memory vs a Wails hello-world, tools, chat);
+## bench: every bench/*.sh (start-up, memory and package sizes vs a Wails hello-world, tools, chat);
 ##        figures go to docs/BENCHMARKS.md by hand, raw output to bench/out/.
 bench: deps
 	bench/run.sh
