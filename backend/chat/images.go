@@ -19,6 +19,10 @@ const (
 	imageKeepBytes = 4 << 20 // an image within the side limit and this size is sent as it is
 	imageSendMax   = 20 << 20
 	imageMaxPixels = 60_000_000
+	// imagesPerRequest is how many of the conversation's latest tool images a request
+	// carries; older ones are left to the paths in their tool messages, so a long session
+	// of screenshots does not resend all of them every round.
+	imagesPerRequest = 8
 )
 
 // toolImages are the llm images of a call's saved images: paths, no data.
@@ -33,9 +37,15 @@ func toolImages(refs []tools.ImageRef) []llm.Image {
 // visionHistory is the history as a request to the model carries it. A tool message
 // cannot carry an image in Chat Completions, so for a vision model the images of each run
 // of tool messages follow it in one user message (its text says where they come from),
-// loaded and scaled by load; a model without vision reads only the tool text, which names
-// each file and its size.
+// loaded and scaled by load (only the latest imagesPerRequest); a model without vision
+// reads only the tool text, which names each file and its size.
 func visionHistory(history []llm.Message, vision bool, load func(llm.Image) (llm.Image, bool)) []llm.Message {
+	skip := -imagesPerRequest
+	for _, m := range history {
+		if m.Role == llm.RoleTool {
+			skip += len(m.Images)
+		}
+	}
 	out := make([]llm.Message, 0, len(history)+1)
 	var pending []llm.Image
 	var names []string
@@ -54,7 +64,7 @@ func visionHistory(history []llm.Message, vision bool, load func(llm.Image) (llm
 			imgs := m.Images
 			m.Images = nil
 			for i, im := range imgs {
-				if !vision {
+				if skip--; !vision || skip >= 0 {
 					continue
 				}
 				if got, ok := load(im); ok {

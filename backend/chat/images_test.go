@@ -2,10 +2,12 @@ package chat
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/llm"
@@ -72,5 +74,28 @@ func TestVisionHistory(t *testing.T) {
 	}
 	if blind := visionHistory(history, false, loadImage); len(blind) != 5 || len(blind[2].Images) != 0 {
 		t.Fatalf("without vision: %+v", blind)
+	}
+}
+
+// TestVisionHistorySendsOnlyTheLatestImages: a request carries the conversation's latest
+// imagesPerRequest images; older ones keep only their paths.
+func TestVisionHistorySendsOnlyTheLatestImages(t *testing.T) {
+	dir := t.TempDir()
+	var history []llm.Message
+	for i := 0; i < imagesPerRequest+3; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("shot-%d.png", i))
+		writePNG(t, path, 10, 10)
+		id := fmt.Sprintf("c%d", i)
+		history = append(history, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id, Images: []llm.Image{{MIMEType: "image/png", Path: path}}})
+	}
+	var sent []string
+	for _, m := range visionHistory(history, true, loadImage) {
+		if m.Role == llm.RoleUser {
+			sent = append(sent, m.Content)
+		}
+	}
+	if len(sent) != imagesPerRequest || !strings.Contains(sent[0], "call c3.") || !strings.Contains(sent[len(sent)-1], fmt.Sprintf("call c%d.", imagesPerRequest+2)) {
+		t.Fatalf("sent %d: %q", len(sent), sent)
 	}
 }
