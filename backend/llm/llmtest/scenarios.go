@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ func Scenarios() map[string]func(Request) Reply {
 		// "call" reads "NAME [JSON]" from the last user message: it calls the offered tool
 		// whose name contains NAME (case, "-" and "_" ignored) with JSON (default {}).
 		"call": callScenario,
+		// "cite" searches the web for the last user message, then answers citing the
+		// results it got by their numbers, as the web toolset's instruction asks.
+		"cite": citeScenario,
 		"slow": func(r Request) Reply {
 			return Reply{Text: strings.Repeat("slow token ", 300), ChunkRunes: 11, Delay: 100 * time.Millisecond}
 		},
@@ -140,6 +144,50 @@ func callScenario(r Request) Reply {
 		args = "{}"
 	}
 	return callMatching(r, name, args)
+}
+
+// resultEntry is a numbered entry of web_search's text ("[2] Title" at a line start).
+var resultEntry = regexp.MustCompile(`(?m)^\[(\d+)\] `)
+
+// citeScenario calls the web search tool with the last user message as the query; given
+// its results, it answers with a sentence per result citing it ([1], then [1, 2] when
+// there are two or more), and one citation written as a Markdown link to the first
+// result's address.
+func citeScenario(r Request) Reply {
+	last := r.Body.LastMessage()
+	if last.Role != "tool" {
+		args, _ := json.Marshal(map[string]string{"query": lastUserText(r.Body)})
+		return callMatching(r, "web_search", string(args))
+	}
+	var nums []string
+	for _, m := range resultEntry.FindAllStringSubmatch(last.Content, -1) {
+		nums = append(nums, m[1])
+	}
+	if len(nums) == 0 {
+		return Reply{Text: "The search found nothing I could cite.", Delay: 5 * time.Millisecond}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cairns are piles of stones [%s].", nums[0])
+	if len(nums) > 1 {
+		fmt.Fprintf(&b, " They mark trails [%s, %s].", nums[0], nums[1])
+	}
+	if url := firstResultURL(last.Content); url != "" {
+		fmt.Fprintf(&b, " Read more: [%s](%s).", nums[0], url)
+	}
+	return Reply{Text: b.String(), ChunkRunes: 6, Delay: 5 * time.Millisecond}
+}
+
+// firstResultURL is the address line under the first numbered entry.
+func firstResultURL(content string) string {
+	loc := resultEntry.FindStringIndex(content)
+	if loc == nil {
+		return ""
+	}
+	lines := strings.SplitN(content[loc[0]:], "\n", 3)
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "http") {
+		return ""
+	}
+	return strings.TrimSpace(lines[1])
 }
 
 // afterTool answers a request whose last message is a tool result with that result.
