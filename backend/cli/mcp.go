@@ -76,7 +76,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			return writeJSON(env.Stdout, snap.Servers)
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tID\tTRANSPORT\tENABLED\tTOOLS\tTARGET")
+		fmt.Fprintln(tw, "NAME\tID\tTRANSPORT\tENABLED\tSTATE\tTOOLS\tTARGET")
 		for _, v := range snap.Servers {
 			target := v.URL
 			if v.Transport == mcp.TransportStdio {
@@ -86,9 +86,18 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			if v.CachedAt > 0 {
 				tools = fmt.Sprint(len(v.Tools))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", termtext.Line(v.Name), v.ID, termtext.Line(string(v.Transport)), v.Enabled, tools, termtext.Line(target))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\t%s\n", termtext.Line(v.Name), v.ID, termtext.Line(string(v.Transport)), v.Enabled,
+				mcpStateText(v.Status), tools, termtext.Line(target))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, v := range snap.Servers {
+			if v.Status.Error != nil {
+				fmt.Fprintf(env.Stdout, "%s: %s\n", termtext.Line(v.Name), termtext.Line(env.Localize(v.Status.Error)))
+			}
+		}
+		return nil
 
 	case "tools":
 		var ids []string
@@ -130,15 +139,21 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			}
 			out = append(out, e)
 		}
+		failed := 0
+		for _, e := range out {
+			if e.Error != nil {
+				failed++
+			}
+		}
 		if *asJSON {
-			return writeJSON(env.Stdout, out)
+			if err := writeJSON(env.Stdout, out); err != nil || failed == 0 {
+				return err
+			}
+			return exitError{code: 1}
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tAPPROVAL\tWIRE NAME")
 		for _, e := range out {
-			if e.Error != nil {
-				fmt.Fprintf(tw, "%s\t(%s)\t\t\t\n", termtext.Line(e.Server), termtext.Line(env.Localize(e.Error)))
-			}
 			for _, t := range e.Tools {
 				ask := "auto"
 				if t.NeedsApproval {
@@ -147,7 +162,20 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", termtext.Line(e.Server), termtext.Line(t.Name), t.Enabled, ask, termtext.Line(t.WireName))
 			}
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if failed == 0 {
+			return nil
+		}
+		// The refresh of some server failed: say which and why under the table, and exit
+		// non-zero so a script sees it (the tools shown for it are the cached ones).
+		for _, e := range out {
+			if e.Error != nil {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", termtext.Line(e.Server), termtext.Line(env.Localize(e.Error)))
+			}
+		}
+		return exitError{code: 1}
 
 	case "call":
 		id, err := server()
@@ -403,4 +431,13 @@ func saveCallImages(dir, tool string, imgs []tools.Image) ([]string, error) {
 		out = append(out, path)
 	}
 	return out, nil
+}
+
+// mcpStateText is a server's state for `cairn mcp list`; a state an earlier Cairn
+// recorded (nothing tried in this process yet) says so.
+func mcpStateText(st mcp.Status) string {
+	if st.Recorded {
+		return string(st.State) + " (last run)"
+	}
+	return string(st.State)
 }

@@ -117,3 +117,48 @@ func TestProcStderrKeepsFirstAndLast(t *testing.T) {
 		t.Fatalf("kept %d lines: first %q last %q", len(got), got[0], got[len(got)-1])
 	}
 }
+
+// TestFailedStatusIsRecorded: the last failure of a server is stored, so another Manager
+// on the same database (the next start, a CLI run) lists it failed without connecting;
+// turning the server off clears it.
+func TestFailedStatusIsRecorded(t *testing.T) {
+	h := newHarness(t, cold)
+	starts := filepath.Join(t.TempDir(), "starts")
+	script, _ := filepath.Abs("testdata/failing/no-token.sh")
+	v := h.save(Server{Name: "sentry", Command: "/bin/sh", Args: []string{script}, Enabled: true,
+		Env: []Var{{Name: "CAIRN_TEST_STARTS", Value: starts}}})
+	ctx := ctxT(t, 20*time.Second)
+	if _, err := h.m.RefreshTools(ctx, v.ID); !apperr.Is(err, apperr.MCPExited) {
+		t.Fatalf("refresh: %v", err)
+	}
+	next := func() ServerView {
+		t.Helper()
+		m, err := New(ctx, Config{DB: h.cfg.DB, Options: Options{LoginShell: "-"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		snap, err := m.Servers(ctx)
+		if err != nil || len(snap.Servers) != 1 {
+			t.Fatalf("servers: %+v %v", snap, err)
+		}
+		return snap.Servers[0]
+	}
+	got := next().Status
+	if got.State != StateFailed || !got.Recorded || got.Error == nil || got.Error.Code != apperr.MCPExited ||
+		!strings.HasPrefix(got.Error.Params["stderr"].(string), "Error: No access token was provided.") {
+		t.Fatalf("recorded status %+v", got)
+	}
+	if n := markerCount(t, starts); n != 1 {
+		t.Fatalf("started %d times, want once (listing connects nothing)", n)
+	}
+	if _, err := h.m.SetEnabled(ctx, v.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.m.SetEnabled(ctx, v.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := next().Status; got.State != StateIdle || got.Recorded || got.Error != nil {
+		t.Fatalf("after off and on: %+v", got)
+	}
+}

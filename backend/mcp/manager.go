@@ -193,8 +193,17 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cancel()
 		return nil, err
 	}
+	saved, err := m.db.statuses(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	for _, s := range list {
-		m.servers[s.ID] = m.newServer(s)
+		srv := m.newServer(s)
+		if st, ok := saved[s.ID]; ok && s.Enabled && recordedState(st.State) {
+			srv.restoreLocked(st) // not shared yet: no lock needed
+		}
+		m.servers[s.ID] = srv
 	}
 	m.syncAll(ctx)
 	return m, nil
@@ -468,8 +477,12 @@ func (m *Manager) publish(typ string, data any) {
 	}
 }
 
-// publishServer broadcasts a server's current view.
+// publishServer records a server's state (recordStatus) and broadcasts its current view.
+// Every state change is followed by it.
 func (m *Manager) publishServer(id string) {
+	if s, err := m.get(id); err == nil {
+		m.recordStatus(s)
+	}
 	if m.bus == nil {
 		return
 	}

@@ -37,6 +37,10 @@ type server struct {
 	// servers never answer a method they do not know; later connects of this process
 	// skip the probe.
 	probeTimedOut bool
+	// recorded: state and err come from mcp_server_status (an earlier process); nothing
+	// has been tried in this one yet. saved is what that table holds now.
+	recorded bool
+	saved    string
 
 	dead         bool // deleted, or the manager closed: never connect again
 	refreshing   bool
@@ -80,7 +84,45 @@ func (s *server) config() Server {
 
 // setStateLocked records a state change; the caller publishes after unlocking.
 func (s *server) setStateLocked(st State, err *apperr.Error) {
-	s.state, s.err, s.since = st, err, time.Now()
+	s.state, s.err, s.since, s.recorded = st, err, time.Now(), false
+}
+
+// restoreLocked shows the state an earlier process recorded, until this one tries.
+func (s *server) restoreLocked(st savedStatus) {
+	s.state, s.err, s.since, s.recorded = st.State, st.Err, time.UnixMilli(st.At), true
+	s.saved = savedKey(st.State, st.Err)
+}
+
+// savedKey tells recorded states apart, so an unchanged one is not written again.
+func savedKey(st State, err *apperr.Error) string {
+	if !recordedState(st) {
+		return ""
+	}
+	if err == nil {
+		return string(st)
+	}
+	return string(st) + "\x00" + string(err.Code) + "\x00" + err.Message
+}
+
+// recordStatus writes the server's state to mcp_server_status when it changed (a failure
+// recorded, or a recorded failure cleared), so the next process lists it without
+// connecting. The starting state in between is not recorded.
+func (m *Manager) recordStatus(s *server) {
+	s.mu.Lock()
+	key := savedKey(s.state, s.err)
+	st := savedStatus{State: s.state, Err: s.err, At: s.since.UnixMilli()}
+	if s.state == StateStarting || s.recorded || key == s.saved || s.dead {
+		s.mu.Unlock()
+		return
+	}
+	s.saved = key
+	s.mu.Unlock()
+	// Not cut short by Close: the last failure is what the next process should show.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), 5*time.Second)
+	defer cancel()
+	if err := m.db.putStatus(ctx, s.id, st); err != nil {
+		m.log.Warn("mcp: cannot record a server's status", "server", s.id, "err", err)
+	}
 }
 
 // session returns the live connection, connecting first when there is none. Concurrent
@@ -177,6 +219,7 @@ func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg S
 			s.scheduleRetryLocked()
 		}
 		s.mu.Unlock()
+		s.m.recordStatus(s) // before the caller hears of it: a CLI run may close right after
 		op.err = ae
 		close(op.done)
 		s.m.publishServer(s.id)
@@ -190,6 +233,7 @@ func (s *server) doConnect(ctx context.Context, op *connectOp, gen uint64, cfg S
 	s.lastReason = ""
 	s.setStateLocked(StateReady, nil)
 	s.mu.Unlock()
+	s.m.recordStatus(s)
 	op.conn = c
 	close(op.done)
 	s.m.goBackground(func() {
@@ -324,7 +368,7 @@ func (s *server) stop(st State, err *apperr.Error) {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{State: s.state, Error: s.err, Since: s.since.UnixMilli(), Restarts: s.restarts}
+	st := Status{State: s.state, Error: s.err, Since: s.since.UnixMilli(), Restarts: s.restarts, Recorded: s.recorded}
 	if s.err != nil {
 		st.Reason = s.err.Message
 	}
@@ -358,6 +402,9 @@ type Status struct {
 	Pid            int         `json:"pid,omitempty"`
 	Restarts       int         `json:"restarts,omitempty"`
 	RetryAt        int64       `json:"retryAt,omitempty"` // unix ms of the next automatic restart
+	// Recorded: State and Error are what an earlier Cairn saw last (a failure, kept in
+	// the database); this process has not tried the server yet.
+	Recorded bool `json:"recorded,omitempty"`
 	// OAuth is the sign-in of a remote server: signed in (expiry, scopes) or waiting for
 	// the browser (authUrl); nil when there is neither.
 	OAuth *oauth.Status `json:"oauth,omitempty"`

@@ -275,3 +275,59 @@ func (d db) putCache(ctx context.Context, id string, c catalog) error {
 	}
 	return nil
 }
+
+// savedStatus is a server's last state as recorded in mcp_server_status.
+type savedStatus struct {
+	State State
+	Err   *apperr.Error
+	At    int64
+}
+
+// statuses reads every recorded status, by server id.
+func (d db) statuses(ctx context.Context) (map[string]savedStatus, error) {
+	rows, err := d.QueryContext(ctx, "SELECT server_id, state, error, at FROM mcp_server_status")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "read mcp server status")
+	}
+	defer rows.Close()
+	out := map[string]savedStatus{}
+	for rows.Next() {
+		var id, state, errJSON string
+		var st savedStatus
+		if err := rows.Scan(&id, &state, &errJSON, &st.At); err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "read mcp server status")
+		}
+		st.State = State(state)
+		if errJSON != "" {
+			var ae apperr.Error
+			if json.Unmarshal([]byte(errJSON), &ae) == nil && ae.Code != "" {
+				st.Err = &ae
+			}
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// putStatus records a server's state; states worth remembering across processes are the
+// failures (recordedState), any other state removes the record.
+func (d db) putStatus(ctx context.Context, id string, st savedStatus) error {
+	if !recordedState(st.State) {
+		_, err := d.ExecContext(ctx, "DELETE FROM mcp_server_status WHERE server_id = ?", id)
+		return err
+	}
+	errJSON := ""
+	if st.Err != nil {
+		b, _ := json.Marshal(st.Err)
+		errJSON = string(b)
+	}
+	_, err := d.ExecContext(ctx, `INSERT INTO mcp_server_status (server_id, state, error, at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(server_id) DO UPDATE SET state = excluded.state, error = excluded.error, at = excluded.at`,
+		id, string(st.State), errJSON, st.At)
+	return err
+}
+
+// recordedState: the states a later process shows before it has tried the server itself.
+func recordedState(st State) bool {
+	return st == StateError || st == StateFailed || st == StateNeedsSignIn
+}

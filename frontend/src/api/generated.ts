@@ -1239,6 +1239,11 @@ export interface MCPStatus {
   /** unix ms of the next automatic restart */
   retryAt?: number;
   /**
+   * Recorded: State and Error are what an earlier Cairn saw last (a failure, kept in
+   * the database); this process has not tried the server yet.
+   */
+  recorded?: boolean;
+  /**
    * OAuth is the sign-in of a remote server: signed in (expiry, scopes) or waiting for
    * the browser (authUrl); nil when there is neither.
    */
