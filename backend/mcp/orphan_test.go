@@ -13,10 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairn-app/cairn/backend/mcp/mcptest"
+	"github.com/cairn-app/cairn/backend/mcp/proc"
 )
 
 var (
@@ -50,7 +52,12 @@ func buildOrphan(t *testing.T) string {
 // process group once the server answered initialize.
 func startOrphan(t *testing.T, dataDir string, command ...string) (*exec.Cmd, int) {
 	t.Helper()
-	cmd := exec.Command(buildOrphan(t), append([]string{dataDir}, command...)...)
+	return startOrphanArgs(t, append([]string{dataDir}, command...))
+}
+
+func startOrphanArgs(t *testing.T, args []string) (*exec.Cmd, int) {
+	t.Helper()
+	cmd := exec.Command(buildOrphan(t), args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -178,5 +185,163 @@ func TestNextStartSweepsWhatSurvived(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "mcp", "run", "*.pids")); len(files) != 0 {
 		t.Fatalf("pid records left: %v", files)
+	}
+}
+
+// TestSetsidDescendantIsSwept: a server starts a grandchild that leaves its process group
+// and session (setsid, as Puppeteer's Chromium does), and Cairn is SIGKILLed. The
+// grandchild survives the kill; the next Cairn on the data directory ends it, found by its
+// cgroup where the system allows one, else by the marker every descendant inherits. No
+// process of that Cairn's servers is left.
+func TestSetsidDescendantIsSwept(t *testing.T) {
+	mcptest.NeedNPM(t)
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		cgroup bool
+	}{{"cgroup", nil, true}, {"marker", []string{"-no-cgroup"}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(t.TempDir(), "grandchild")
+			script := fmt.Sprintf(`setsid sh -c 'echo $$ > %q; exec sleep 300' & exec %q %q stdio`, pidFile, mcptest.Node(t), mcptest.Everything())
+			cmd, pg := startOrphanArgs(t, append(tc.flags, dir, "/bin/sh", "-c", script))
+			grandchild := readPid(t, pidFile)
+			t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
+			if pgOf(grandchild) == pg {
+				t.Fatalf("the grandchild %d stayed in the server's group %d", grandchild, pg)
+			}
+			token, cgroup := runRecord(t, dir)
+			if tc.cgroup && cgroup != "" && !strings.Contains(procCgroup(grandchild), filepath.Base(cgroup)) {
+				t.Fatalf("grandchild in cgroup %q, want under %s", procCgroup(grandchild), cgroup)
+			}
+			if !tc.cgroup && cgroup != "" {
+				t.Fatalf("-no-cgroup still made %s", cgroup)
+			}
+			t.Logf("tracked by marker %s, cgroup %q", token, cgroup)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			waitGone(t, []int{pg}, 10*time.Second)
+			if !alive(grandchild) {
+				t.Fatal("the grandchild died with Cairn; the sweep is not exercised")
+			}
+			db, err := mcptest.OpenDBPath(filepath.Join(dir, "cairn.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			m, err := New(context.Background(), Config{DB: db, DataDir: dir, Options: Options{LoginShell: "-"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			waitGone(t, []int{grandchild}, 5*time.Second)
+			if left := marked(token); len(left) > 0 {
+				t.Fatalf("processes of the killed Cairn left: %v", left)
+			}
+			if cgroup != "" {
+				if _, err := os.Stat(cgroup); !os.IsNotExist(err) {
+					t.Fatalf("cgroup %s left: %v", cgroup, err)
+				}
+			}
+		})
+	}
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no pid in %s", path)
+	return 0
+}
+
+func pgOf(pid int) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 3 {
+		return 0
+	}
+	pg, _ := strconv.Atoi(f[2])
+	return pg
+}
+
+func procCgroup(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	return string(b)
+}
+
+// runRecord reads the marker token and cgroup from the one pids file in dir.
+func runRecord(t *testing.T, dir string) (token, cgroup string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "mcp", "run", "*.pids"))
+	if len(files) != 1 {
+		t.Fatalf("pid records: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "marker "); ok {
+			token = v
+		}
+		if v, ok := strings.CutPrefix(l, "cgroup "); ok {
+			cgroup = v
+		}
+	}
+	if token == "" {
+		t.Fatalf("no marker in %q", b)
+	}
+	return token, cgroup
+}
+
+// marked lists the live processes whose environment carries a marker of token.
+func marked(token string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !alive(pid) {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.Contains(string(env), proc.MarkerEnv+"="+token+"-") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestStopEndsSetsidDescendant: turning a server off ends a grandchild that left its
+// process group and session too, tracked by cgroup or by marker alone.
+func TestStopEndsSetsidDescendant(t *testing.T) {
+	mcptest.NeedNPM(t)
+	for _, noCgroups := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noCgroups=%v", noCgroups), func(t *testing.T) {
+			proc.NoCgroups = noCgroups
+			t.Cleanup(func() { proc.NoCgroups = false })
+			h := newHarness(t, cold)
+			pidFile := filepath.Join(t.TempDir(), "grandchild")
+			script := fmt.Sprintf(`setsid sh -c 'echo $$ > %q; exec sleep 300' & exec %q %q stdio`, pidFile, mcptest.Node(t), mcptest.Everything())
+			v := h.save(sh("spawner", script))
+			if _, err := h.m.RefreshTools(ctxT(t, 30*time.Second), v.ID); err != nil {
+				t.Fatal(err)
+			}
+			grandchild := readPid(t, pidFile)
+			t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
+			if !alive(grandchild) {
+				t.Fatal("no grandchild")
+			}
+			if _, err := h.m.SetEnabled(context.Background(), v.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, []int{grandchild}, 5*time.Second)
+		})
 	}
 }

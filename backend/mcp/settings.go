@@ -392,8 +392,9 @@ func (m *Manager) Test(ctx context.Context, in Server) (TestReport, error) {
 type EnvVar struct {
 	Name string `json:"name"`
 	// Source is "inherited" (from Cairn's environment or the login shell's, see
-	// proc.Inherited), "config" (the server's configuration) or "secret" (a secret of its
-	// configuration, from the keyring). A configured name that is also inherited is
+	// proc.Inherited), "config" (the server's configuration), "secret" (a secret of its
+	// configuration, from the keyring) or "cairn" (proc.MarkerEnv, which Cairn sets to find
+	// the processes the server starts). A configured name that is also inherited is
 	// reported once, as configured.
 	Source string `json:"source"`
 }
@@ -403,6 +404,7 @@ const (
 	EnvInherited = "inherited"
 	EnvConfig    = "config"
 	EnvSecret    = "secret"
+	EnvCairn     = "cairn"
 )
 
 // Environment lists the names of the variables a stdio server starts with (none for a
@@ -432,6 +434,9 @@ func (m *Manager) Environment(ctx context.Context, id string) ([]EnvVar, error) 
 		}
 	}
 	maps.Copy(names, configured)
+	if m.pids != nil { // proc.Start adds the marker to servers a registry tracks
+		names[proc.MarkerEnv] = EnvCairn
+	}
 	for k, src := range names {
 		out = append(out, EnvVar{Name: k, Source: src})
 	}

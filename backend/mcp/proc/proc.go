@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 )
@@ -30,7 +31,8 @@ type Spec struct {
 	// Stderr receives the child's standard error; nil discards it.
 	Stderr io.Writer
 	// Registry, when set, records the process group so a later Cairn can sweep it if
-	// this one dies without closing it.
+	// this one dies without closing it, and tracks the process's descendants (MarkerEnv,
+	// a cgroup where the system allows one) so none outlives Stop or that sweep.
 	Registry *Registry
 }
 
@@ -41,7 +43,8 @@ type Process struct {
 	stdout io.ReadCloser
 	pgid   int
 	reg    *Registry
-	job    *job // Windows: the job object the child's tree runs in
+	job    *job    // Windows: the job object the child's tree runs in
+	track  tracked // how its descendants are found (the zero value: not tracked)
 
 	done    chan struct{} // closed when the leader has exited and been reaped
 	waitErr error
@@ -52,22 +55,19 @@ type Process struct {
 
 // Start starts the child with stdin and stdout as pipes.
 func Start(spec Spec) (*Process, error) {
-	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Env = spec.Env
-	cmd.Dir = spec.Dir
-	cmd.Stderr = spec.Stderr
-	cmd.SysProcAttr = sysProcAttr()
-	// A grandchild that keeps stderr open must not hold Wait forever.
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	var t tracked
+	if spec.Registry != nil {
+		t = spec.Registry.next()
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
+	cmd, stdin, stdout, err := startCmd(spec, t)
+	if err != nil && t.cgroup != "" {
+		// The system refused the cgroup (no clone3, no permission on the way): the marker
+		// alone tracks this one.
+		_ = os.Remove(t.cgroup)
+		t.cgroup = ""
+		cmd, stdin, stdout, err = startCmd(spec, t)
 	}
-	if err := cmd.Start(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	j, err := newJob(cmd.Process.Pid)
@@ -76,7 +76,7 @@ func Start(spec Spec) (*Process, error) {
 		_ = cmd.Wait()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, stdin: stdin, stdout: stdout, pgid: cmd.Process.Pid, reg: spec.Registry, job: j, done: make(chan struct{})}
+	p := &Process{cmd: cmd, stdin: stdin, stdout: stdout, pgid: cmd.Process.Pid, reg: spec.Registry, job: j, track: t, done: make(chan struct{})}
 	if p.reg != nil {
 		p.reg.add(p.pgid)
 	}
@@ -85,6 +85,39 @@ func Start(spec Spec) (*Process, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// startCmd starts one exec.Cmd (which cannot be started twice) for spec, tracked by t.
+func startCmd(spec Spec, t tracked) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = spec.Env
+	if t.marker != "" {
+		cmd.Env = append(slices.Clip(spec.Env), MarkerEnv+"="+t.marker)
+	}
+	cmd.Dir = spec.Dir
+	cmd.Stderr = spec.Stderr
+	cmd.SysProcAttr = sysProcAttr()
+	// A grandchild that keeps stderr open must not hold Wait forever.
+	cmd.WaitDelay = 2 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if t.cgroup != "" {
+		done, err := prepareCgroup(cmd.SysProcAttr, t.cgroup)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		defer done()
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, stdin, stdout, nil
 }
 
 // Pid is the child's process id (also its process group id).
@@ -184,10 +217,14 @@ func (p *Process) stop(grace time.Duration) error {
 }
 
 // KillGroup sends SIGKILL to the whole process group at once (after a crash of the
-// leader, to reap what it started).
+// leader, to reap what it started), and to every descendant that left the group (its
+// cgroup, its marker).
 func (p *Process) KillGroup() {
 	_ = signalGroup(p.pgid, sigKill)
 	p.job.kill()
+	if p.track != (tracked{}) {
+		killTracked(p.track)
+	}
 }
 
 // ErrNotFound is wrapped by LookPath's error when no executable was found.

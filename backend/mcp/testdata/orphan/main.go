@@ -2,7 +2,8 @@
 // MCP server through the real Manager and is then SIGKILLed by the test, which checks
 // that nothing it started survives (or that the next Cairn sweeps it).
 //
-// Usage: orphan DATADIR COMMAND [ARGS...]; prints "READY <pgid>" once the server answered.
+// Usage: orphan [-no-cgroup] DATADIR COMMAND [ARGS...]; prints "READY <pgid>" once the
+// server answered. -no-cgroup tracks the server's descendants by the marker alone.
 package main
 
 import (
@@ -14,11 +15,16 @@ import (
 
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/mcptest"
+	"github.com/cairn-app/cairn/backend/mcp/proc"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-no-cgroup" {
+		proc.NoCgroups = true
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+	}
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: orphan DATADIR COMMAND [ARGS...]")
+		fmt.Fprintln(os.Stderr, "usage: orphan [-no-cgroup] DATADIR COMMAND [ARGS...]")
 		os.Exit(2)
 	}
 	dir := os.Args[1]
