@@ -1042,8 +1042,9 @@ export interface MCPEnvVar {
   name: string;
   /**
    * Source is "inherited" (from Cairn's environment or the login shell's, see
-   * proc.Inherited), "config" (the server's configuration) or "secret" (a secret of its
-   * configuration, from the keyring). A configured name that is also inherited is
+   * proc.Inherited), "config" (the server's configuration), "secret" (a secret of its
+   * configuration, from the keyring) or "cairn" (proc.MarkerEnv, which Cairn sets to find
+   * the processes the server starts). A configured name that is also inherited is
    * reported once, as configured.
    */
   source: string;
