@@ -7,7 +7,8 @@
 // loopback. Then web_fetch reads a local article (127.0.0.1 allowed in Settings) through a
 // redirect: the card shows the address read, the one asked for, the length and a preview
 // whose remote image stays a placeholder; a private address is refused with the localized
-// error and a way to open the page in the browser.
+// error and a way to open the page in the browser. Site icons: refused while off, and on,
+// the guard refuses the loopback site, so the card keeps its generic icon.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
@@ -137,6 +138,15 @@ describe("citations: chips link to the results, open outside the app, and load n
 
   test("web_fetch: the card shows the page read after a redirect; a private address offers the browser", async () => {
     const session = await createSession(server, { providerId: provider.id, model: "fake-call", title: "Read page e2e", toolsets: ["web"] });
+    // Site icons are off by default: the backend refuses to fetch one, sending nothing.
+    const off = await server.call("FetchFavicon", `${site.origin}/article`);
+    assert.equal(off.status, 409);
+    assert.equal(off.body.error.code, "favicons_off");
+    // On, the icon of this page's site is asked through the address guard, which refuses
+    // loopback (allowed hosts are the fetcher's, not the icons'): the card keeps its globe.
+    await server.result("SetSetting", "websearch.favicons", true);
+    const refused = await server.call("FetchFavicon", `${site.origin}/article`);
+    assert.equal(refused.body.error.code, "image_address_refused");
     await withContext(async (ctx) => {
       const remote = [];
       await ctx.route("**/*", (route) => {
@@ -165,7 +175,8 @@ describe("citations: chips link to the results, open outside the app, and load n
       assert.equal(await preview.locator("img").count(), 0);
       assert.equal(await preview.getByTestId("md-image-placeholder").getAttribute("data-host"), "tracker.example");
       await screenshot(page, "citations-02-web-fetch");
-      assert.deepEqual(site.requests, ["/start", "/article"]);
+      assert.equal(await result.getByTestId("site-icon-generic").count(), 1);
+      assert.deepEqual(site.requests, ["/start", "/article"], "only the page was asked, never its /favicon.ico");
 
       await sendWithEnter(page, 'web_fetch {"url":"http://192.168.0.1/admin"}');
       await waitAssistantStatus(page, 1, "complete");
@@ -181,5 +192,6 @@ describe("citations: chips link to the results, open outside the app, and load n
       assert.deepEqual(remote, []);
       assert.deepEqual(ctx.pageErrors, []);
     });
+    await server.result("SetSetting", "websearch.favicons", false);
   });
 });
