@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
@@ -51,4 +52,9 @@ type wireEvents struct {
 		Name    string `json:"name"`
 		Enabled bool   `json:"enabled"`
 	} `event:"tools:prefs"`
+
+	// An MCP server asks the user for input: show the form.
+	ElicitationRequested elicit.Request `event:"elicitation:requested"`
+	// Answered (or the server stopped waiting): close the form.
+	ElicitationAnswered elicit.Request `event:"elicitation:answered"`
 }

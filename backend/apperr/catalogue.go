@@ -179,6 +179,12 @@ const (
 
 	// Site icons of search results asked for while the user has them off.
 	FaviconsOff Code = "favicons_off"
+
+	// MCP servers asking the user for input (elicitation).
+	ElicitationNotFound        Code = "elicitation_not_found"
+	ElicitationAlreadyAnswered Code = "elicitation_already_answered"
+	ElicitationInvalid         Code = "elicitation_answer_invalid"
+	ElicitationActionInvalid   Code = "elicitation_action_invalid"
 )
 
 var catalogue = map[Code]def{
@@ -330,4 +336,9 @@ var catalogue = map[Code]def{
 	ParseLinkUnsupported:   {},
 
 	DesktopAttachFailed: {},
+
+	ElicitationNotFound:        {},
+	ElicitationAlreadyAnswered: {},
+	ElicitationInvalid:         {},
+	ElicitationActionInvalid:   {},
 }

@@ -6,6 +6,8 @@ const (
 	TopicSessions  = "sessions"
 	TopicApprovals = "approvals"
 	TopicMCP       = "mcp"
+	// TopicElicitations carries MCP servers' questions to the user (backend/elicit).
+	TopicElicitations = "elicitations"
 
 	TypeSettingsChanged = "settings:changed"
 	TypeSecretsChanged  = "secrets:changed"

@@ -44,6 +44,7 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
+	defer m.running.add(id, ctx)()
 	res, err := c.cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() != nil {

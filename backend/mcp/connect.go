@@ -163,11 +163,6 @@ func (m *Manager) dialOnce(ctx context.Context, s *server, rc resolved, probe bo
 	}
 }
 
-// ElicitFunc answers one elicitation/create request of the server with id serverID:
-// accept (with the form's content), decline or cancel. Omitted fields get the requested
-// schema's defaults (go-sdk applies them after validating the content).
-type ElicitFunc func(ctx context.Context, serverID string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
-
 // newClient builds the go-sdk client of one connection. Capabilities are deliberate: none
 // unless the user configured roots (go-sdk would advertise roots by default, and servers
 // then ask for a list Cairn does not have), and elicitation only when Config.Elicit is set.
@@ -196,10 +191,7 @@ func (m *Manager) newClient(s *server, cfg Server) *mcp.Client {
 	if m.elicit != nil {
 		// Setting the handler makes go-sdk advertise elicitation (form mode); it checks
 		// the answer against the requested schema and fills in the schema's defaults.
-		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			s.log.Eventf("the server asks for input: %s", req.Params.Message)
-			return m.elicit(ctx, id, req.Params)
-		}
+		opts.ElicitationHandler = m.elicitHandler(s)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "cairn", Title: "Cairn", Version: buildinfo.Get().Version}, opts)
 	for _, r := range cfg.Roots {

@@ -51,14 +51,14 @@ func TestElicitation(t *testing.T) {
 		{name: "not configured", wantErr: "does not support elicitation"},
 		{
 			name: "accept with defaults",
-			elicit: func(_ context.Context, _ string, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			elicit: func(context.Context, Elicitation) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
 			},
 			wantAdv: true, wantAction: "accept", wantContent: map[string]any{"name": "Grace", "age": float64(36)},
 		},
 		{
 			name: "decline",
-			elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			elicit: func(context.Context, Elicitation) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "decline"}, nil
 			},
 			wantAdv: true, wantAction: "decline",
@@ -69,9 +69,9 @@ func TestElicitation(t *testing.T) {
 			seen := make(chan asked, 1)
 			var elicit ElicitFunc
 			if tc.elicit != nil {
-				elicit = func(ctx context.Context, id string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-					seen <- asked{id, p.Message}
-					return tc.elicit(ctx, id, p)
+				elicit = func(ctx context.Context, e Elicitation) (*mcp.ElicitResult, error) {
+					seen <- asked{e.ServerID, e.Params.Message}
+					return tc.elicit(ctx, e)
 				}
 			}
 			h := newHarness(t, cold, func(c *Config) { c.Elicit = elicit })

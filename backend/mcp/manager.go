@@ -133,6 +133,7 @@ type Manager struct {
 	wg     sync.WaitGroup
 
 	progress *progressRouter
+	running  runningCalls // tool calls in flight, for elicitation requests
 
 	envOnce sync.Once
 	env     map[string]string

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
@@ -72,6 +73,9 @@ type Services struct {
 	ToolPrefs *tools.Prefs
 	// MCP is the MCP runtime and catalog (MCP-1..4); Start launches its warmer.
 	MCP *mcp.Manager
+	// Elicit holds MCP servers' questions to the user until a window (or the terminal)
+	// answers.
+	Elicit *elicit.Broker
 	// OAuth signs in to remote MCP servers (authorization code + PKCE through the
 	// browser, tokens in the keyring, renewal); MCP uses it for every HTTP server.
 	OAuth *oauth.Broker
@@ -173,13 +177,16 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// entries' approval from the choices and follows their changes.
 	s.Tools = tools.NewRegistry()
 	s.ToolPrefs = tools.NewPrefs(db.DB, bus, s.Tools)
+	// The broker closes before the manager (closers run last to first): servers still
+	// asking get "cancel", and no connection closes with a question in flight.
+	s.Elicit = elicit.New(bus, log)
 	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log, Redact: red.String,
-		Prefs: s.ToolPrefs})
+		Prefs: s.ToolPrefs, Elicit: askUser(s.Elicit)})
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.closers = append(s.closers, s.MCP.Close)
+	s.closers = append(s.closers, s.MCP.Close, s.Elicit.Close)
 	// The one tool system: every tool (built-in, MCP, meta) runs through this pipeline,
 	// whose permission step is the approval service. The MCP servers' cached tools join
 	// the registry; nothing connects until MCP.Start.

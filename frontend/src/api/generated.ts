@@ -9,6 +9,13 @@ export interface Facade {
   /** AddKBText adds pasted text. */
   AddKBText(id: string, title: string, text: string): Promise<KbFile>;
   /**
+   * AnswerElicitation answers a question: accept with the form's content, decline or
+   * cancel. The first answer wins; later ones get elicitation_already_answered, and an
+   * accepted content that does not fit the form gets elicitation_answer_invalid (the
+   * question stays open). window names the answering window.
+   */
+  AnswerElicitation(id: string, action: ElicitAction, content: Record<string, unknown>, window: string): Promise<ElicitRequest>;
+  /**
    * AuthorizeMCPServer starts the OAuth sign-in of a remote server that needs one and
    * returns the authorization page. A desktop build opens it in the system browser itself
    * (opened: true); otherwise the window opens authUrl. The browser comes back to a
@@ -106,6 +113,11 @@ export interface Facade {
    * dialogs every window shows.
    */
   ListPendingApprovals(): Promise<ApprovalPending>;
+  /**
+   * ListPendingElicitations returns the questions waiting for an answer: the forms every
+   * window shows.
+   */
+  ListPendingElicitations(): Promise<ElicitPending>;
   /** ListPermissionRules returns every allow / deny / ask rule. */
   ListPermissionRules(): Promise<ApprovalRuleList>;
   /** ListProviderPresets lists the known providers a new one can start from. */
@@ -283,6 +295,10 @@ export interface EventPayloads {
     name: string;
     enabled: boolean;
   };
+  /** An MCP server asks the user for input: show the form. */
+  "elicitation:requested": ElicitRequest;
+  /** Answered (or the server stopped waiting): close the form. */
+  "elicitation:answered": ElicitRequest;
 }
 
 /** Action tells a window how the user can get out of the error (open a settings page, retry). */
@@ -780,6 +796,74 @@ export interface DoctorReport {
   dbVersion: number;
   keyring: string;
 }
+
+/**
+ * Action is the user's answer: accept (with the form's content), decline or cancel
+ * (dismissed without a choice), as MCP names them.
+ */
+export type ElicitAction = "accept" | "decline" | "cancel";
+
+/**
+ * Field is one property of a requested schema, as a form shows it. MCP allows only flat
+ * objects of primitives (strings, numbers, booleans, enums and arrays of enums), so one
+ * list of fields is the whole form.
+ */
+export interface ElicitField {
+  name: string;
+  title?: string;
+  description?: string;
+  kind: ElicitKind;
+  required?: boolean;
+  /** Default is the schema's default (a string, number, boolean or list of strings). */
+  default?: unknown;
+  /** Format of a string: email, uri, date or date-time. */
+  format?: string;
+  options?: ElicitOption[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** Kind is what a field asks for; the dialog and the terminal pick their control by it. */
+export type ElicitKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi";
+
+/** Option is one choice of an enum field: the value sent back and its title for people. */
+export interface ElicitOption {
+  value: string;
+  title?: string;
+}
+
+/** Pending is the snapshot of the requests waiting for an answer, with the topic's seq. */
+export interface ElicitPending {
+  seq: number;
+  requests: ElicitRequest[];
+}
+
+/** Request is one question of a server, as every window shows it. */
+export interface ElicitRequest {
+  id: string;
+  serverId: string;
+  /** Server is the server's name for people. */
+  server: string;
+  /**
+   * SessionID and CallID are the chat and tool call whose server asks, when Cairn
+   * knows them (the server had one call running).
+   */
+  sessionId?: string;
+  callId?: string;
+  message: string;
+  fields: ElicitField[];
+  status: ElicitStatus;
+  /** Window answered it (when answered). */
+  window?: string;
+  createdAt: number;
+}
+
+/** Status is where a request stands. */
+export type ElicitStatus = "pending" | "accepted" | "declined" | "cancelled" | "ended";
 
 /**
  * AddOptions shape adding a folder: Ignore holds glob patterns (filepath.Match) matched

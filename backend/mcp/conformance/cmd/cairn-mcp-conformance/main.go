@@ -219,8 +219,8 @@ func play(ctx context.Context, sc scenario, serverURL string, cc conformanceCont
 
 // acceptAsFilled is the user accepting an elicitation form as Cairn pre-fills it: every
 // field left at the schema's default (go-sdk fills the defaults into the answer).
-func acceptAsFilled(_ context.Context, serverID string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	fmt.Fprintf(os.Stderr, "elicitation from %s: %q: accepting the defaults\n", serverID, req.Message)
+func acceptAsFilled(_ context.Context, e cairnmcp.Elicitation) (*mcp.ElicitResult, error) {
+	fmt.Fprintf(os.Stderr, "elicitation from %s: %q: accepting the defaults\n", e.ServerID, e.Params.Message)
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 }
 
