@@ -42,7 +42,8 @@ type TerminalDecider struct {
 	out  io.Writer
 
 	once  sync.Once
-	lines chan string // closed when In ends
+	lines chan string   // closed when In ends
+	turn  chan struct{} // held by the question on the terminal now
 }
 
 // NewTerminalDecider returns the decider of `--approve ask|allow|deny`.
@@ -53,7 +54,29 @@ func NewTerminalDecider(mode string, in io.Reader, out io.Writer) (*TerminalDeci
 		return nil, apperr.New(apperr.InvalidArgument, "--approve must be ask, allow or deny, not %q", mode).
 			WithParam("message", "--approve must be ask, allow or deny")
 	}
-	return &TerminalDecider{mode: mode, in: in, out: out}, nil
+	return &TerminalDecider{mode: mode, in: in, out: out, turn: make(chan struct{}, 1)}, nil
+}
+
+// Mode is the decider's --approve mode.
+func (t *TerminalDecider) Mode() string { return t.mode }
+
+// Lines is the terminal's input, one line at a time, for every question asked on it
+// (approvals, and MCP servers' forms): one reader for the decider's lifetime, closed when
+// In ends. Read it only while holding the turn.
+func (t *TerminalDecider) Lines() <-chan string {
+	t.once.Do(t.readLines)
+	return t.lines
+}
+
+// Turn takes the terminal for one question, so two questions never read each other's
+// answers; call the returned func to give it back. It fails when ctx ends first.
+func (t *TerminalDecider) Turn(ctx context.Context) (func(), error) {
+	select {
+	case t.turn <- struct{}{}:
+		return func() { <-t.turn }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // readLines reads In on one goroutine for the decider's lifetime, so a stop does not
@@ -79,13 +102,18 @@ func (t *TerminalDecider) Decide(ctx context.Context, r Request) (Choice, string
 		fmt.Fprintf(t.out, "Denied %s (--approve deny).\n", describe(r))
 		return Deny, "denied by --approve deny", nil
 	}
-	t.once.Do(t.readLines)
+	release, err := t.Turn(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer release()
+	lines := t.Lines()
 	left := t.prompt(r, false)
 	for {
 		select {
 		case <-ctx.Done():
 			return "", "", ctx.Err()
-		case line, ok := <-t.lines:
+		case line, ok := <-lines:
 			if !ok {
 				fmt.Fprintln(t.out)
 				return Deny, "nobody answered on the terminal", nil

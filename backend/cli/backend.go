@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
@@ -85,6 +86,8 @@ type chatBackend interface {
 	// Attend subscribes, then answers the session's approvals with d until ctx ends (in
 	// the background): started before the message is sent, it sees every request.
 	Attend(ctx context.Context, sessionID string, d approval.Decider, window string, out io.Writer) error
+	// AttendElicitations answers the session's MCP forms with a the same way.
+	AttendElicitations(ctx context.Context, sessionID string, a *elicit.TerminalAsker, window string, out io.Writer) error
 }
 
 func (c *conn) chat() chatBackend {
@@ -133,6 +136,15 @@ func (l localChat) Attend(ctx context.Context, sessionID string, d approval.Deci
 	go func() {
 		defer sub.Close()
 		_ = approval.AttendVia(ctx, l.s.Approval.Source(), sub.C, sub.Dropped, sessionID, d, window, out)
+	}()
+	return nil
+}
+
+func (l localChat) AttendElicitations(ctx context.Context, sessionID string, a *elicit.TerminalAsker, window string, out io.Writer) error {
+	sub := l.s.Bus.Subscribe(256)
+	go func() {
+		defer sub.Close()
+		_ = elicit.AttendVia(ctx, l.s.Elicit, sub.C, sub.Dropped, sessionID, a, window, out)
 	}()
 	return nil
 }

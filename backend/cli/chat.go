@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/termtext"
 	"github.com/cairn-app/cairn/backend/tools"
@@ -114,6 +115,12 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	attendCtx, stopAttending := context.WithCancel(ctx)
 	defer stopAttending()
 	if err := b.Attend(attendCtx, sess.ID, decider, "terminal", env.Stderr); err != nil {
+		undoFailedSend(b, sess.ID, created, undo)
+		return err
+	}
+	// So are the forms its MCP servers ask the user to fill in (on the same input).
+	asker := elicit.NewTerminalAsker(decider, env.Stderr, decider.Mode() == approval.ApproveAsk)
+	if err := b.AttendElicitations(attendCtx, sess.ID, asker, "terminal", env.Stderr); err != nil {
 		undoFailedSend(b, sess.ID, created, undo)
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
@@ -74,6 +75,29 @@ func (r remoteChat) Attend(ctx context.Context, sessionID string, d approval.Dec
 		_ = approval.AttendVia(ctx, remoteApprovals{r.c}, st.C, func() bool { return false }, sessionID, d, window, out)
 	}()
 	return nil
+}
+
+func (r remoteChat) AttendElicitations(ctx context.Context, sessionID string, a *elicit.TerminalAsker, window string, out io.Writer) error {
+	st, err := r.c.Events(ctx, 256)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer st.Close()
+		_ = elicit.AttendVia(ctx, remoteElicit{r.c}, st.C, func() bool { return false }, sessionID, a, window, out)
+	}()
+	return nil
+}
+
+// remoteElicit is elicit.Source through the owner.
+type remoteElicit struct{ c *owner.Client }
+
+func (r remoteElicit) Pending(ctx context.Context) (out elicit.Pending, err error) {
+	return out, r.c.Call(ctx, "ListPendingElicitations", &out)
+}
+
+func (r remoteElicit) Answer(ctx context.Context, id string, action elicit.Action, content map[string]any, window string) (out elicit.Request, err error) {
+	return out, r.c.Call(ctx, "AnswerElicitation", &out, id, action, content, window)
 }
 
 // streamSource is an eventSource over the owner's event stream; the owner says it

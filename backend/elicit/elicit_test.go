@@ -85,6 +85,7 @@ func TestCheck(t *testing.T) {
 		want    map[string]any
 	}{
 		{"minimal", base(nil), "", map[string]any{"name": "Ada", "age": int64(36)}},
+		{"checked twice", map[string]any{"name": "Ada", "age": int64(36)}, "", map[string]any{"name": "Ada", "age": int64(36)}},
 		{"unknown fields dropped, empty optional left out", base(map[string]any{"x": 1, "note": ""}), "", map[string]any{"name": "Ada", "age": int64(36)}},
 		{"all kinds", base(map[string]any{"ratio": 0.5, "ok": false, "pet": "d", "tags": []any{"a"}, "mail": "a@b.org"}), "",
 			map[string]any{"name": "Ada", "age": int64(36), "ratio": 0.5, "ok": false, "pet": "d", "tags": []string{"a"}, "mail": "a@b.org"}},

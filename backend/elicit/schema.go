@@ -238,11 +238,21 @@ func checkValue(f Field, v any) (any, error) {
 }
 
 func checkNumber(f Field, v any) (any, error) {
-	n, ok := v.(float64)
-	if !ok {
-		if i, isInt := v.(int); isInt {
-			n, ok = float64(i), true
-		}
+	var n float64
+	ok := true
+	switch x := v.(type) {
+	case float64:
+		n = x
+	case int:
+		n = float64(x)
+	case int64:
+		n = float64(x)
+	case json.Number:
+		var err error
+		n, err = x.Float64()
+		ok = err == nil
+	default:
+		ok = false
 	}
 	if !ok || math.IsNaN(n) || math.IsInf(n, 0) {
 		return nil, invalid(f, "number", "not a number")

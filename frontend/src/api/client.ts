@@ -1,4 +1,5 @@
 import { browserApi } from "./browser";
+import { applyElicitationsEvent, ELICITATIONS_TOPIC, elicitationsApi, type PendingElicitations } from "./elicitations";
 import { faviconsApi, imagesApi } from "./images";
 import { applyApprovalsEvent, APPROVALS_TOPIC, approvalsApi, type PendingApprovals } from "./approvals";
 import { applyMcpEvent, MCP_TOPIC, mcpApi, type McpSnapshot } from "./mcp";
@@ -25,6 +26,7 @@ export function createClient(transport: Transport) {
   const chat = chatApi(transport);
   const providers = providersApi(transport);
   const approvals = approvalsApi(transport);
+  const elicitations = elicitationsApi(transport);
   const tools = toolsApi(transport);
   const mcp = mcpApi(transport);
   const permissions = permissionsApi(transport);
@@ -40,6 +42,8 @@ export function createClient(transport: Transport) {
     chat,
     providers,
     approvals,
+    /** MCP servers' questions to the user (elicitation forms). */
+    elicitations,
     tools,
     mcp,
     permissions,
@@ -83,6 +87,11 @@ export function createClient(transport: Transport) {
         topic: APPROVALS_TOPIC,
         load: approvals.listPending,
         apply: applyApprovalsEvent,
+      }),
+      elicitations: new TopicStore<PendingElicitations>(transport, {
+        topic: ELICITATIONS_TOPIC,
+        load: elicitations.listPending,
+        apply: applyElicitationsEvent,
       }),
       mcp: new TopicStore<McpSnapshot>(transport, {
         topic: MCP_TOPIC,

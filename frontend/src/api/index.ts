@@ -12,6 +12,7 @@ export * from "./system";
 export * from "./chat";
 export * from "./providers";
 export * from "./approvals";
+export * from "./elicitations";
 export * from "./tools";
 export * from "./mcp";
 export * from "./permissions";

@@ -5,6 +5,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { ensureLanguage, resolveLanguage } from "../i18n";
 import { ApprovalHost } from "../tools/ApprovalHost";
+import { ElicitationHost } from "../tools/ElicitationHost";
 import { useAppliedTheme } from "../theme/theme";
 import { Home } from "./Home";
 import { settingsPage } from "./pages";
@@ -56,6 +57,7 @@ function Shell() {
         <MainPane />
       </main>
       <ApprovalHost />
+      <ElicitationHost />
     </div>
   );
 }

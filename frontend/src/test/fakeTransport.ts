@@ -29,6 +29,7 @@ export const SEARCH_PROVIDERS: SearchProviderInfo[] = [
 const DEFAULTS: Record<string, Impl> = {
   ListToolsets: () => TOOLSETS.map((ts) => ({ ...ts })),
   ListSearchProviders: () => SEARCH_PROVIDERS.map((p) => ({ ...p })),
+  ListPendingElicitations: () => ({ seq: 0, requests: [] }),
 };
 
 /** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */
