@@ -121,6 +121,9 @@ const (
 	MCPServerInvalid   Code = "mcp_server_invalid"
 	MCPImportInvalid   Code = "mcp_import_invalid"
 	MCPImportTooMany   Code = "mcp_import_too_many"
+	// MCPCallFailed: the server answered a tools/call with a JSON-RPC error (its own
+	// words in message), as opposed to a result with isError.
+	MCPCallFailed Code = "mcp_call_failed"
 	// MCPCredentialNotMoved is a warning, not a failure: the save went through.
 	MCPCredentialNotMoved Code = "mcp_credential_not_moved"
 	FileSaveFailed        Code = "file_save_failed"
@@ -290,6 +293,7 @@ var catalogue = map[Code]def{
 	MCPServerInvalid:      {},
 	MCPImportInvalid:      {},
 	MCPImportTooMany:      {},
+	MCPCallFailed:         {},
 	MCPCredentialNotMoved: {},
 
 	ImageURLInvalid:     {},

@@ -211,6 +211,10 @@ type mcpBackend interface {
 	Environment(ctx context.Context, id string) ([]mcp.EnvVar, error)
 	SetTrustReadOnlyHints(ctx context.Context, id string, on bool) (mcp.ServerView, error)
 	SetEnabled(ctx context.Context, id string, on bool) (mcp.ServerView, error)
+	// SetToolEnabled and SetToolApproval are the window's own calls (Settings → MCP), so
+	// through an owner they go through the facade.
+	SetToolEnabled(ctx context.Context, id, tool string, on bool) (mcp.ServerView, error)
+	SetToolApproval(ctx context.Context, id, tool string, a mcp.Approval) (mcp.ServerView, error)
 	Delete(ctx context.Context, id string) error
 	SignOut(ctx context.Context, id string) (mcp.ServerView, error)
 }

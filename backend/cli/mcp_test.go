@@ -2,14 +2,20 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/mcp/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMCPCommands drives `cairn mcp` against server-everything: import (with a rejected
@@ -54,9 +60,10 @@ func TestMCPCommands(t *testing.T) {
 		t.Fatalf("env: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 
+	// Never listed: a terminal command is an explicit ask, so it connects and lists.
 	r = run(t, dir, "", "mcp", "tools", "everything")
-	if r.code != 0 || strings.Contains(r.stdout, "echo") {
-		t.Fatalf("tools before any refresh should be empty (cache only): %q", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "echo") {
+		t.Fatalf("tools of a server never listed: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = run(t, dir, "", "mcp", "tools", "everything", "--refresh")
 	if r.code != 0 || !strings.Contains(r.stdout, "echo") || !strings.Contains(r.stdout, "mcp__everything__echo_") {
@@ -185,5 +192,188 @@ func TestMCPImportMovesCredentials(t *testing.T) {
 	db, err := os.ReadFile(filepath.Join(dir, "cairn.db"))
 	if err != nil || strings.Contains(string(db), "cli-pw-123456") {
 		t.Fatalf("the database holds the password (%v)", err)
+	}
+}
+
+// TestMCPSubcommands drives what each `cairn mcp` subcommand owns against
+// server-everything: its own flags only, the per-tool approval and switch, a server's
+// error under the table, a server's refusal of a call said once, --json in camelCase,
+// and Ctrl-C during a call.
+func TestMCPSubcommands(t *testing.T) {
+	mcptest.NeedNPM(t)
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	t.Setenv("SHELL", "")
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`{"mcpServers": {
+		"everything": {"command": %q, "args": [%q, "stdio"]},
+		"dead": {"command": "/nonexistent/cairn-test-server"}
+	}}`, mcptest.Node(t), mcptest.Everything())
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "", "mcp", "import", file); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+
+	t.Run("flags belong to their subcommand", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			flag string
+		}{
+			{[]string{"mcp", "list", "--refresh"}, "-refresh"},
+			{[]string{"mcp", "export", "--json"}, "-json"},
+			{[]string{"mcp", "call", "everything", "echo", "-n", "3"}, "-n"},
+			{[]string{"mcp", "logs", "everything", "--include-secrets"}, "-include-secrets"},
+		} {
+			r := run(t, dir, "", tt.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, "flag provided but not defined: "+tt.flag) ||
+				!strings.Contains(r.stderr, "usage: cairn mcp "+tt.args[1]) {
+				t.Errorf("%v: %d %q", tt.args, r.code, r.stderr)
+			}
+		}
+		if r := run(t, dir, "", "mcp", "trust-hints", "everything"); r.code != 2 || !strings.Contains(r.stderr, "usage: cairn mcp trust-hints SERVER on|off") {
+			t.Errorf("missing argument: %d %q", r.code, r.stderr)
+		}
+	})
+
+	t.Run("errors under the table", func(t *testing.T) {
+		r := run(t, dir, "", "mcp", "tools")
+		if r.code != 1 || !strings.Contains(r.stdout, "get-env") || strings.Contains(r.stdout, "dead") ||
+			!strings.Contains(r.stderr, "dead: ") || !strings.Contains(r.stderr, "cairn-test-server") {
+			t.Fatalf("tools: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	toolOf := func(name string) map[string]any {
+		t.Helper()
+		r := run(t, dir, "", "mcp", "tools", "everything", "--json")
+		var out []struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out) != 1 {
+			t.Fatalf("tools --json: %v %q", err, r.stdout)
+		}
+		for _, tool := range out[0].Tools {
+			if tool["name"] == name {
+				return tool
+			}
+		}
+		t.Fatalf("no %s in %q", name, r.stdout)
+		return nil
+	}
+	t.Run("approval", func(t *testing.T) {
+		for _, tt := range []struct {
+			choice, stored, says string
+			needs                bool
+		}{
+			{"allow", "allow", "runs without asking", false},
+			{"ask", "ask", "asks before it runs", true},
+			{"default", "", "asks before it runs", true}, // not marked read-only
+		} {
+			r := run(t, dir, "", "mcp", "approval", "everything", "toggle-simulated-logging", tt.choice)
+			tool := toolOf("toggle-simulated-logging")
+			if r.code != 0 || !strings.Contains(r.stdout, tt.says) || tool["approval"] != tt.stored || tool["needsApproval"] != tt.needs {
+				t.Errorf("approval %s: %d %q %q, tool %v", tt.choice, r.code, r.stdout, r.stderr, tool)
+			}
+		}
+		if r := run(t, dir, "", "mcp", "approval", "everything", "toggle-simulated-logging", "never"); r.code != 2 {
+			t.Errorf("approval never: %d %q", r.code, r.stderr)
+		}
+		if r := run(t, dir, "", "mcp", "approval", "everything", "no-such-tool", "allow"); r.code != 1 || !strings.Contains(r.stderr, "no-such-tool") {
+			t.Errorf("unknown tool: %d %q", r.code, r.stderr)
+		}
+	})
+
+	t.Run("one tool on and off", func(t *testing.T) {
+		wire := toolOf("echo")["wireName"].(string)
+		if r := run(t, dir, "", "mcp", "disable", "everything", wire); r.code != 0 || !strings.Contains(r.stdout, "echo: enabled=false") {
+			t.Fatalf("disable by wire name: %+v", r)
+		}
+		if toolOf("echo")["enabled"] != false || toolOf("get-env")["enabled"] != true {
+			t.Fatal("disable reached the wrong tools")
+		}
+		if r := run(t, dir, "", "mcp", "enable", "everything", "echo"); r.code != 0 || toolOf("echo")["enabled"] != true {
+			t.Fatalf("enable: %+v", r)
+		}
+	})
+
+	t.Run("call", func(t *testing.T) {
+		r := run(t, dir, "", "mcp", "call", "everything", "echo", `{"message":"hi"}`, "--json")
+		var res map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res["content"] != "Echo: hi" || res["isError"] != false {
+			t.Fatalf("call --json: %v %q", err, r.stdout)
+		}
+		// server-everything answers an unknown tool with an isError result: printed once.
+		r = run(t, dir, "", "mcp", "call", "everything", "no-such-tool", `{}`)
+		if r.code != 1 || strings.Count(r.stdout, "no-such-tool not found") != 1 || r.stderr != "" {
+			t.Fatalf("an isError result: %d %q %q", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("Ctrl-C during a call", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var out bytes.Buffer
+		stderr := &cancelOn{want: "progress", cancel: cancel}
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: stderr}
+		code := Run(ctx, []string{"--data-dir", dir, "mcp", "call", "everything", "trigger-long-running-operation", `{"duration":30,"steps":30}`}, env)
+		if code != 130 || strings.Contains(stderr.b.String(), "cairn:") {
+			t.Fatalf("exit %d, stderr %q", code, stderr.b.String())
+		}
+	})
+}
+
+// cancelOn is a stderr that cancels once it was written want.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	want   string
+	cancel func()
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if strings.Contains(c.b.String(), c.want) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestMCPCallServerErrorSaidOnce: a server that answers tools/call with a JSON-RPC error
+// (a go-sdk server on loopback) is quoted once, in its own words, under its own code and
+// in the user's language, not doubled inside "Something went wrong".
+func TestMCPCallServerErrorSaidOnce(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	handler := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server {
+		s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "quota", Version: "1"}, nil)
+		s.AddTool(&mcpsdk.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+				return nil, &jsonrpc.Error{Code: -32000, Message: "the monthly quota is used up"}
+			})
+		return s
+	}, nil)
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"quota": map[string]any{"url": srv.URL}}})
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "", "mcp", "import", file); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Deps: Deps{Locales: os.DirFS(filepath.Join("..", "..", "frontend", "src", "i18n", "locales"))}}
+	code := Run(context.Background(), []string{"--data-dir", dir, "mcp", "call", "quota", "search", "{}"}, env)
+	want := "cairn: The MCP server quota refused the call of search: the monthly quota is used up\n"
+	if code != 1 || errb.String() != want {
+		t.Fatalf("exit %d, stderr %q, want %q", code, errb.String(), want)
 	}
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/owner"
+	"github.com/cairn-app/cairn/backend/tools"
 )
 
 // serveChild is a `cairn serve` process of the built binary.
@@ -378,6 +380,33 @@ func TestMCPCallThroughServeStartsNoSecondServer(t *testing.T) {
 	}
 	if r := runBin(t, bin, dir, "", "provider", "list"); r.code != 0 || !strings.Contains(r.stdout, "fake") {
 		t.Fatalf("provider list through serve: %+v", r)
+	}
+	// The per-tool choices go through the facade the window uses: serve's Settings → MCP
+	// and Settings → Tools see them at once.
+	if r := runBin(t, bin, dir, "", "mcp", "approval", "everything", "toggle-simulated-logging", "allow"); r.code != 0 ||
+		!strings.Contains(r.stdout, "runs without asking") {
+		t.Fatalf("mcp approval through serve: %+v", r)
+	}
+	if r := runBin(t, bin, dir, "", "mcp", "disable", "everything", "echo"); r.code != 0 {
+		t.Fatalf("mcp disable TOOL through serve: %+v", r)
+	}
+	var snap mcp.Snapshot
+	serve.call(t, "ListMCPServers", &snap)
+	seen := map[string]mcp.ToolInfo{}
+	for _, v := range snap.Servers {
+		for _, ti := range v.Tools {
+			seen[ti.Name] = ti
+		}
+	}
+	if seen["toggle-simulated-logging"].Approval != mcp.ApprovalAllow || seen["echo"].Enabled || !seen["get-env"].Enabled {
+		t.Fatalf("serve's view after the commands: %+v", seen)
+	}
+	var panel tools.ToolsSnapshot
+	serve.call(t, "ListTools", &panel)
+	for _, st := range panel.Tools {
+		if st.Name == seen["echo"].WireName && st.Enabled {
+			t.Fatalf("Settings → Tools still has echo on: %+v", st)
+		}
 	}
 }
 

@@ -253,6 +253,14 @@ func (r remoteMCP) SetEnabled(ctx context.Context, id string, on bool) (out mcp.
 	return out, r.c.CallOwner(ctx, "MCPSetEnabled", &out, id, on)
 }
 
+func (r remoteMCP) SetToolEnabled(ctx context.Context, id, tool string, on bool) (out mcp.ServerView, err error) {
+	return out, r.c.Call(ctx, "SetMCPToolEnabled", &out, id, tool, on)
+}
+
+func (r remoteMCP) SetToolApproval(ctx context.Context, id, tool string, a mcp.Approval) (out mcp.ServerView, err error) {
+	return out, r.c.Call(ctx, "SetMCPToolApproval", &out, id, tool, a)
+}
+
 func (r remoteMCP) Delete(ctx context.Context, id string) error {
 	return r.c.CallOwner(ctx, "MCPDelete", nil, id)
 }

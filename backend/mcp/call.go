@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/tools"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -58,7 +59,7 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 			return tools.Result{}, apperr.Wrap(err, apperr.MCPUnreachable, "call %s on %s", tool, name).
 				WithParam("server", name).WithParam("url", s.config().URL).WithParam("message", "the connection closed during the call")
 		}
-		return tools.Result{}, fmt.Errorf("%s on MCP server %s: %w", tool, s.config().Name, err)
+		return tools.Result{}, callFailed(err, s.config().Name, tool)
 	}
 	return mapResult(res), nil
 }
@@ -158,4 +159,16 @@ func (r *progressRouter) deliver(p *mcp.ProgressNotificationParams) {
 		return
 	}
 	f(tools.Progress{Message: p.Message, Progress: p.Progress, Total: p.Total})
+}
+
+// callFailed is a tools/call the server answered with a JSON-RPC error: said once, in
+// the server's own words (its message), naming the server and the tool.
+func callFailed(err error, server, tool string) error {
+	msg := err.Error()
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Message != "" {
+		msg = we.Message
+	}
+	return apperr.New(apperr.MCPCallFailed, "%s on MCP server %s: %s", tool, server, msg).
+		WithParam("server", server).WithParam("tool", tool).WithParam("message", msg)
 }
