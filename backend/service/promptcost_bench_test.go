@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/chat"
@@ -74,10 +77,21 @@ func binOf(dir string) string {
 	if json.Unmarshal(meta.Bin, &one) == nil && one != "" {
 		return filepath.Join(dir, one)
 	}
+	// Several bins (chrome-devtools-mcp also ships a CLI): the one named like the package,
+	// else the first by name that says mcp, else the first by name.
 	var many map[string]string
 	_ = json.Unmarshal(meta.Bin, &many)
-	for _, p := range many {
+	names := slices.Sorted(maps.Keys(many))
+	if p, ok := many[filepath.Base(dir)]; ok {
 		return filepath.Join(dir, p)
+	}
+	for _, n := range names {
+		if strings.Contains(n, "mcp") {
+			return filepath.Join(dir, many[n])
+		}
+	}
+	if len(names) > 0 {
+		return filepath.Join(dir, many[names[0]])
 	}
 	return ""
 }
