@@ -45,3 +45,14 @@ describe("tool images", () => {
     expect(calls).toEqual([false, true]);
   });
 });
+
+describe("tool images outside a conversation", () => {
+  it("name the image without asking the backend for it", () => {
+    const transport = new FakeTransport();
+    renderWithClient(<ToolCard item={groupParts(parts)[0] as ToolItem} live={false} />, { transport, ready: null });
+    fireEvent.click(within(screen.getByTestId("tool-card")).getByRole("button", { expanded: false }));
+    expect(screen.getByTestId("tool-images")).toHaveTextContent("1280 × 9000 px");
+    expect(screen.queryByTestId("tool-image")).toBeNull();
+    expect(transport.calls.some((c) => c.method === "GetToolImage")).toBe(false);
+  });
+});

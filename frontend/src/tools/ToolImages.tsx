@@ -7,7 +7,7 @@ import { formatBytes } from "./model";
 import { useSessionApprovals } from "./sessionApprovals";
 import "./toolImages.css";
 
-type Loaded = { kind: "loading" } | { kind: "ready"; url: string } | { kind: "error"; error: unknown };
+type Loaded = { kind: "loading" } | { kind: "ready"; url: string } | { kind: "error"; error: unknown } | { kind: "none" };
 
 /**
  * Loads a saved tool image as a data: URL from the backend (GetToolImage): the window
@@ -17,6 +17,7 @@ function useToolImage(file: string, full: boolean, on: boolean): Loaded {
   const client = useOptionalClient();
   const session = useSessionApprovals()?.sessionId;
   const [state, setState] = useState<Loaded>({ kind: "loading" });
+  const reachable = Boolean(client && session);
   useEffect(() => {
     if (!on || !client || !session) return;
     let live = true;
@@ -29,7 +30,8 @@ function useToolImage(file: string, full: boolean, on: boolean): Loaded {
       live = false;
     };
   }, [client, session, file, full, on]);
-  return state;
+  // Outside a conversation (no session to ask for it) the card names the image only.
+  return reachable ? state : { kind: "none" };
 }
 
 /** The images a tool returned: thumbnails; a click shows one whole in a dialog. */
@@ -54,6 +56,13 @@ function Thumbnail({ img, index, onOpen }: { img: ToolImageRef; index: number; o
   const { t } = useTranslation("chat");
   const state = useToolImage(img.file, false, true);
   const label = t("tools.image.open", { n: index + 1, what: describe(img, t) });
+  if (state.kind === "none") {
+    return (
+      <figure className="tool-images__item">
+        <figcaption className="muted">{describe(img, t)}</figcaption>
+      </figure>
+    );
+  }
   return (
     <figure className="tool-images__item">
       <button type="button" className="tool-images__thumb" onClick={onOpen} title={label} aria-label={label} data-testid="tool-image">
