@@ -128,6 +128,9 @@ const (
 	MCPCredentialNotMoved Code = "mcp_credential_not_moved"
 	FileSaveFailed        Code = "file_save_failed"
 
+	// MCPCallTimeout: a tool call ran past its server's call timeout (mcp.Server.CallTimeoutMs).
+	MCPCallTimeout Code = "mcp_call_timeout"
+
 	// Remote images in answers and tool results, loaded on the user's click.
 	ImageURLInvalid     Code = "image_url_invalid"
 	ImageAddressRefused Code = "image_address_refused"
@@ -295,6 +298,7 @@ var catalogue = map[Code]def{
 	MCPImportTooMany:      {},
 	MCPCallFailed:         {},
 	MCPCredentialNotMoved: {},
+	MCPCallTimeout:        {action: openSettings("mcp")},
 
 	ImageURLInvalid:     {},
 	ImageAddressRefused: {},

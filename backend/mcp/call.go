@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/tools"
@@ -40,14 +41,18 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 		defer m.progress.unregister(tok)
 		params.SetProgressToken(tok)
 	}
-	if d := s.config().callTimeout(); d > 0 {
+	cfg := s.config()
+	if d := cfg.callTimeout(); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errCallTimeout)
 		defer cancel()
 	}
 	defer m.running.add(id, ctx)()
 	res, err := c.cs.CallTool(ctx, params)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errCallTimeout) {
+			return tools.Result{}, callTimeoutError(cfg, tool, err)
+		}
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
 		}
@@ -62,6 +67,27 @@ func (m *Manager) CallTool(ctx context.Context, id, tool string, args json.RawMe
 		return tools.Result{}, callFailed(err, s.config().Name, tool)
 	}
 	return mapResult(res), nil
+}
+
+// errCallTimeout is the cause of a call's context when the server's call timeout ended it
+// (not the caller's stop).
+var errCallTimeout = errors.New("the server's call timeout passed")
+
+// callTimeoutError says which setting gave the call its time, so the user can raise it.
+func callTimeoutError(cfg Server, tool string, err error) *apperr.Error {
+	secs := max(int(cfg.callTimeout()/time.Second), 1)
+	return apperr.Wrap(err, apperr.MCPCallTimeout,
+		"%s on MCP server %s did not finish within its call timeout (%d s; raise it in Settings → MCP or with cairn mcp edit --call-timeout)", tool, cfg.Name, secs).
+		WithParam("server", cfg.Name).WithParam("tool", tool).WithParam("seconds", secs)
+}
+
+// callBackstop is the pipeline's bound of a call whose server has a call timeout d: a
+// little longer, so CallTool's own error (mcp_call_timeout) is what the user sees.
+func callBackstop(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d + 5*time.Second
 }
 
 // maxDisplay caps the structured copy of a result kept for the tool card.

@@ -152,6 +152,10 @@ func (m *Manager) RefreshTools(ctx context.Context, id string) ([]ToolInfo, erro
 			if ae, ok := m.signInLost(s, err); ok {
 				return nil, ae
 			}
+			if lctx.Err() != nil && ctx.Err() == nil {
+				s.log.Eventf("tools/list did not answer within the connect timeout")
+				return nil, timeoutError(cfg, m.opt.ConnectTimeout, err)
+			}
 			ae := apperr.Wrap(err, apperr.MCPConnectFailed, "list tools of %s", cfg.Name).
 				WithParam("server", cfg.Name).WithParam("message", fmt.Sprintf("tools/list failed: %v", err))
 			s.log.Eventf("tools/list failed: %v", err)
@@ -322,7 +326,7 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]tools.Pref) 
 			// Read-only calls of one server may run side by side; anything else in order.
 			ConcurrencySafe: ro,
 			Approval:        p.Approval,
-			Timeout:         cfg.callTimeout(),
+			Timeout:         callBackstop(cfg.callTimeout()),
 			Cancellable:     true,
 			Instruction:     instr,
 			Execute: func(ctx context.Context, args json.RawMessage, progress func(tools.Progress)) (tools.Result, error) {

@@ -269,7 +269,7 @@ func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, 
 	case <-time.After(time.Second):
 	}
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return timeoutError(rc, err)
+		return timeoutError(rc.Server, m.opt.ConnectTimeout, err)
 	}
 	if ctx.Err() != nil {
 		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
@@ -283,10 +283,11 @@ func (m *Manager) stdioError(ctx context.Context, rc resolved, p *proc.Process, 
 		WithParam("server", rc.Name).WithParam("message", err.Error())
 }
 
-func timeoutError(rc resolved, err error) *apperr.Error {
-	secs := int(rc.connectTimeout(DefaultConnectTimeout) / time.Second)
-	return apperr.Wrap(err, apperr.MCPConnectTimeout, "mcp server %s did not answer", rc.Name).
-		WithParam("server", rc.Name).WithParam("seconds", max(secs, 1))
+func timeoutError(s Server, def time.Duration, err error) *apperr.Error {
+	secs := max(int(s.connectTimeout(def)/time.Second), 1)
+	return apperr.Wrap(err, apperr.MCPConnectTimeout,
+		"mcp server %s did not answer within its connect timeout (%d s; raise it in Settings → MCP or with cairn mcp edit --connect-timeout)", s.Name, secs).
+		WithParam("server", s.Name).WithParam("seconds", secs)
 }
 
 // stdioTransport speaks newline-delimited JSON over the child's pipes; closing it stops
@@ -417,7 +418,7 @@ func (m *Manager) httpError(ctx context.Context, rc resolved, status int, err er
 	var re *oauth.RefreshError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return timeoutError(rc, err)
+		return timeoutError(rc.Server, m.opt.ConnectTimeout, err)
 	case ctx.Err() != nil:
 		return apperr.Wrap(ctx.Err(), apperr.Canceled, "connect %s", rc.Name)
 	case errors.Is(err, oauth.ErrSignInRequired),

@@ -2,12 +2,16 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 )
@@ -46,7 +50,8 @@ const MaxImportEntries = 1000
 
 // Import reads the `mcpServers` JSON other desktop clients use (also VS Code's `servers`
 // and a bare name → entry object): stdio entries with command / args / env / cwd, remote
-// ones with url / type / headers, `disabled: true` to import turned off. Values of env
+// ones with url / type / headers, `disabled: true` to import turned off, and the timeouts
+// other clients write (`timeout`, see timeoutsOf). Values of env
 // variables and headers whose names look like credentials go to the secret store. Each
 // entry is imported, updated (same name), left unchanged or rejected with a reason; JSON
 // that is not such an object at all is an error (MCPImportInvalid), and so is one with
@@ -139,10 +144,14 @@ func (m *Manager) importOne(srv Server, existing map[string]*Server) (status str
 			return "", nil, invalid(fmt.Sprintf("%s is the name of a built-in server", apperr.Quote(srv.Name)))
 		}
 		srv.ID = old.ID
-		if cur, err := m.resolveVars(*old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled {
+		// What the format does not say is kept: the roots, and timeouts the entry lacks.
+		srv.Roots = old.Roots
+		srv.ConnectTimeoutMs = cmp.Or(srv.ConnectTimeoutMs, old.ConnectTimeoutMs)
+		srv.CallTimeoutMs = cmp.Or(srv.CallTimeoutMs, old.CallTimeoutMs)
+		if cur, err := m.resolveVars(*old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled &&
+			old.CallTimeoutMs == srv.CallTimeoutMs {
 			return ImportUnchanged, nil, nil
 		}
-		srv.ConnectTimeoutMs, srv.CallTimeoutMs, srv.Roots = old.ConnectTimeoutMs, old.CallTimeoutMs, old.Roots
 		status = ImportUpdated
 	}
 	c, err := m.prepare(srv, old)
@@ -346,6 +355,9 @@ func entryServer(name string, raw json.RawMessage) (Server, error) {
 		}
 		srv.Enabled = en
 	}
+	if srv.ConnectTimeoutMs, srv.CallTimeoutMs, err = timeoutsOf(e); err != nil {
+		return srv, err
+	}
 	if srv.Command == "" && srv.URL == "" {
 		return srv, invalid("the entry has neither a \"command\" nor a \"url\"")
 	}
@@ -353,6 +365,66 @@ func entryServer(name string, raw json.RawMessage) (Server, error) {
 		return srv, invalid("the entry has both a \"command\" and a \"url\"")
 	}
 	return srv, nil
+}
+
+// maxImportTimeout bounds an imported timeout (a day), so a typo cannot overflow.
+const maxImportTimeout = 24 * time.Hour
+
+// timeoutsOf reads the timeouts other clients write (0: none given). The call timeout:
+// Cairn's own "callTimeoutMs", Codex's "tool_timeout_sec", or "timeout", which Cline and
+// Roo Code write in seconds and Gemini CLI in milliseconds: a value above 3600 is read
+// as milliseconds (an hour is Cline's most), anything else as seconds. The connect
+// timeout: "connectTimeoutMs", Codex's "startup_timeout_ms" or "startup_timeout_sec".
+// A Go duration text ("90s") is read too.
+func timeoutsOf(e map[string]json.RawMessage) (connectMs, callMs int, err error) {
+	read := func(keys []string, unit func(key string, v float64) time.Duration) (int, error) {
+		for _, k := range keys {
+			raw, ok := e[k]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			d, ok := importDuration(raw, func(v float64) time.Duration { return unit(k, v) })
+			if !ok || d < 0 || d > maxImportTimeout {
+				return 0, invalid(fmt.Sprintf("%s must be a timeout between 0 and 24 hours (a number, or a duration such as \"90s\")", apperr.Quote(k)))
+			}
+			return int(d / time.Millisecond), nil
+		}
+		return 0, nil
+	}
+	byName := func(key string, v float64) time.Duration {
+		switch {
+		case strings.HasSuffix(key, "Ms"), strings.HasSuffix(key, "_ms"):
+			return time.Duration(v * float64(time.Millisecond))
+		case key == "timeout" && v > 3600:
+			return time.Duration(v * float64(time.Millisecond))
+		default:
+			return time.Duration(v * float64(time.Second))
+		}
+	}
+	if connectMs, err = read([]string{"connectTimeoutMs", "startup_timeout_ms", "startup_timeout_sec"}, byName); err != nil {
+		return 0, 0, err
+	}
+	callMs, err = read([]string{"callTimeoutMs", "tool_timeout_sec", "timeout"}, byName)
+	return connectMs, callMs, err
+}
+
+// importDuration reads a JSON number (in the key's unit) or a text: a number in that unit
+// or a Go duration.
+func importDuration(raw json.RawMessage, unit func(float64) time.Duration) (time.Duration, bool) {
+	var n float64
+	if json.Unmarshal(raw, &n) == nil {
+		return unit(n), !math.IsNaN(n)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return unit(n), true
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
 }
 
 // scalar accepts strings, numbers and booleans as text (configs write PORT: 3000).
@@ -449,6 +521,12 @@ func (m *Manager) Export(ctx context.Context, includeSecrets bool) (Export, erro
 		}
 		if !s.Enabled {
 			entry["disabled"] = true
+		}
+		if s.ConnectTimeoutMs > 0 {
+			entry["connectTimeoutMs"] = s.ConnectTimeoutMs
+		}
+		if s.CallTimeoutMs > 0 {
+			entry["callTimeoutMs"] = s.CallTimeoutMs
 		}
 		if !includeSecrets {
 			for _, c := range s.Credentials { // the texts keep the placeholders
