@@ -191,6 +191,18 @@ const (
 	ElicitationAlreadyAnswered Code = "elicitation_already_answered"
 	ElicitationInvalid         Code = "elicitation_answer_invalid"
 	ElicitationActionInvalid   Code = "elicitation_action_invalid"
+
+	// Your data, out and back (backend/transfer): export, import, backup, restore.
+	ExportFormatUnknown      Code = "export_format_unknown"
+	ImportInvalid            Code = "import_invalid"
+	ImportNewerFormat        Code = "import_newer_format"
+	BackupFailed             Code = "backup_failed"
+	BackupCorrupt            Code = "backup_corrupt"
+	BackupNewer              Code = "backup_newer"
+	BackupPassphraseRequired Code = "backup_passphrase_required"
+	BackupPassphraseWrong    Code = "backup_passphrase_wrong"
+	RestoreOwnerRunning      Code = "restore_owner_running"
+	RestoreFailed            Code = "restore_failed"
 )
 
 var catalogue = map[Code]def{
@@ -349,4 +361,14 @@ var catalogue = map[Code]def{
 	ElicitationAlreadyAnswered: {},
 	ElicitationInvalid:         {},
 	ElicitationActionInvalid:   {},
+	ExportFormatUnknown:      {},
+	ImportInvalid:            {},
+	ImportNewerFormat:        {},
+	BackupFailed:             {action: retry},
+	BackupCorrupt:            {},
+	BackupNewer:              {},
+	BackupPassphraseRequired: {},
+	BackupPassphraseWrong:    {},
+	RestoreOwnerRunning:      {},
+	RestoreFailed:            {},
 }

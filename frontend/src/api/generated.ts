@@ -56,10 +56,20 @@ export interface Facade {
    * (editMode "truncate").
    */
   EditAndResend(sessionID: string, messageID: string, text: string): Promise<ChatSendResult>;
+  /**
+   * ExportAllSessions writes every conversation into a zip (conversations.json and one
+   * Markdown file each).
+   */
+  ExportAllSessions(opt: TransferExportOptions): Promise<TransferFile>;
   /** ExportApprovalAudit returns the matching audit entries as a "json" or "csv" file. */
   ExportApprovalAudit(format: string, query: ApprovalAuditQuery): Promise<ApprovalExport>;
   /** ExportMCPServers returns the servers as `mcpServers` JSON, secret values left out. */
   ExportMCPServers(): Promise<MCPExport>;
+  /**
+   * ExportSession writes one conversation as Markdown ("md", to read) or JSON ("json",
+   * every part, the file ImportConversations reads back).
+   */
+  ExportSession(id: string, format: string, opt: TransferExportOptions): Promise<TransferFile>;
   /**
    * FetchFavicon loads the icon of the site a web search result is on, for its card and the
    * citations of an answer, while the user has site icons on (websearch.favicons, else
@@ -95,6 +105,12 @@ export interface Facade {
    * elsewhere). file is the name the tool part carries (tools.ImageRef.File).
    */
   GetToolImage(sessionID: string, file: string, full: boolean): Promise<string>;
+  /**
+   * ImportConversations reads Cairn's JSON export, ChatGPT's conversations.json or a zip
+   * holding either, and stores every readable conversation at once; the report says what
+   * happened to each.
+   */
+  ImportConversations(name: string, data: string): Promise<TransferImportReport>;
   /** ImportMCPServers imports pasted or loaded `mcpServers` JSON and reports per entry. */
   ImportMCPServers(json: string): Promise<MCPImportReport>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
@@ -1731,6 +1747,53 @@ export interface ToolsToolState {
   /** prompt tokens of its definition */
   tokens: number;
   enabled: boolean;
+}
+
+/** ExportOptions says what a Markdown export includes. */
+export interface TransferExportOptions {
+  reasoning: boolean;
+  labels: TransferLabels;
+}
+
+/** File is an export ready to save: its suggested name, type and bytes. */
+export interface TransferFile {
+  name: string;
+  mime: string;
+  data: string;
+}
+
+/** ImportItem is one conversation of an import: what it was called, what happened. */
+export interface TransferImportItem {
+  title: string;
+  status: string;
+  reason?: string;
+  detail?: string;
+  sessionId?: string;
+  messages: number;
+}
+
+/** ImportReport says what an import did, per conversation, and which format it read. */
+export interface TransferImportReport {
+  /** "cairn" | "chatgpt" */
+  source: string;
+  imported: number;
+  skipped: number;
+  items: TransferImportItem[];
+}
+
+/**
+ * Labels are the words a Markdown export is written with; the window passes its
+ * language's, the CLI gets the English defaults.
+ */
+export interface TransferLabels {
+  user?: string;
+  assistant?: string;
+  reasoning?: string;
+  tool?: string;
+  arguments?: string;
+  result?: string;
+  error?: string;
+  system?: string;
 }
 
 /** Card is what the tool card shows of a read page. */

@@ -1,0 +1,153 @@
+package chat
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
+)
+
+// Transcript is one conversation as an import brings it: the session and its messages
+// with their parts, ids and times as they were. Provider ids that name no provider here
+// are dropped (the default provider answers instead).
+type Transcript struct {
+	Session  Session   `json:"session"`
+	Messages []Message `json:"messages"`
+}
+
+// Import stores transcripts in one transaction, so a failure leaves nothing of any of
+// them. A transcript whose session id (or a message or part id) is taken already gets
+// fresh ids first (rekey), so importing the same file twice keeps both copies. It
+// returns the stored sessions, in order. place, when set, runs for each transcript once
+// its ids are final and before it is stored (the importer writes its files there); an
+// error from it rolls everything back.
+func (s *Service) Import(ctx context.Context, ts []Transcript, place func(*Transcript) error) ([]Session, error) {
+	out := make([]Session, 0, len(ts))
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		for i := range ts {
+			t := &ts[i]
+			if taken(ctx, tx, t) {
+				Rekey(t)
+			}
+			if place != nil {
+				if err := place(t); err != nil {
+					return err
+				}
+			}
+			if err := insertTranscript(ctx, tx, t); err != nil {
+				return err
+			}
+			out = append(out, t.Session)
+		}
+		return nil
+	})
+	if err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, apperr.Wrap(err, apperr.Internal, "import conversations")
+	}
+	for _, sess := range out {
+		sess.State = StateIdle
+		s.bus.Publish(events.TopicSessions, EventSessionsUpserted, sess)
+	}
+	return out, nil
+}
+
+// Rekey gives a transcript new session, message and part ids (its references to them
+// follow).
+func Rekey(t *Transcript) {
+	t.Session.ID = newID()
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		m.ID, m.SessionID = newID(), t.Session.ID
+		for j := range m.Parts {
+			m.Parts[j].ID, m.Parts[j].MessageID = newID(), m.ID
+		}
+	}
+}
+
+// taken reports whether any id of the transcript is in use (or missing).
+func taken(ctx context.Context, tx *sql.Tx, t *Transcript) bool {
+	var n int
+	if t.Session.ID == "" {
+		return true
+	}
+	for _, m := range t.Messages {
+		for _, p := range m.Parts {
+			if m.ID == "" || p.ID == "" {
+				return true
+			}
+		}
+	}
+	if tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM sessions WHERE id = ?", t.Session.ID).Scan(&n); n > 0 {
+		return true
+	}
+	for _, m := range t.Messages {
+		if tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM messages WHERE id = ?", m.ID).Scan(&n); n > 0 {
+			return true
+		}
+		for _, p := range m.Parts {
+			if tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM parts WHERE id = ?", p.ID).Scan(&n); n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func insertTranscript(ctx context.Context, tx *sql.Tx, t *Transcript) error {
+	sess := &t.Session
+	if sess.ProviderID != "" {
+		var n int
+		if tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM providers WHERE id = ?", sess.ProviderID).Scan(&n); n == 0 {
+			sess.ProviderID = ""
+		}
+	}
+	if sess.Kind != KindTask {
+		sess.Kind = KindChat
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO sessions("+strings.ReplaceAll(sessionCols, "COALESCE(provider_id, '')", "provider_id")+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		sess.ID, sess.Kind, cleanTitle(sess.Title), nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
+		sess.Reasoning.Effort, sess.Reasoning.Budget, sess.CreatedAt, sess.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		m.SessionID, m.Seq = sess.ID, i+1
+		if m.Status == MessageStreaming {
+			m.Status = MessageInterrupted // no process streams an imported message
+		}
+		_, err := tx.ExecContext(ctx, "INSERT INTO messages("+messageCols+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, m.FinishReason, jsonOrNil(m.Usage), jsonOrNil(m.Error), m.CreatedAt, m.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		for j := range m.Parts {
+			p := &m.Parts[j]
+			p.MessageID, p.Index, p.State = m.ID, j, PartDone
+			if err := insertPart(ctx, tx, *p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonOrNil is v as JSON text, or NULL for a nil pointer.
+func jsonOrNil[T any](v *T) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return string(b)
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-app/cairn/backend/llm/llmtest"
+)
+
+// TestSessionsExportImport: a conversation made with `cairn chat` exports as Markdown
+// and JSON (to stdout and to a file), all of them as a zip, and the JSON imports back as
+// a second conversation; a malformed file is refused with its reason; both through the
+// owner (a running serve) and without one.
+func TestSessionsExportImport(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	bin := buildCairn(t)
+	for _, withOwner := range []bool{false, true} {
+		name := "alone"
+		if withOwner {
+			name = "through serve"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			fake := llmtest.Start(t)
+			fake.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "the answer is 42"} })
+			if r := runBin(t, bin, dir, "", "provider", "add", "fake", "--base-url", fake.URL, "--model", "m"); r.code != 0 {
+				t.Fatalf("provider add: %+v", r)
+			}
+			r := runBin(t, bin, dir, "", "chat", "--provider", "fake", "what is the answer")
+			m := sessionLine.FindStringSubmatch(r.stderr)
+			if r.code != 0 || m == nil {
+				t.Fatalf("chat: %+v", r)
+			}
+			if withOwner {
+				startServeChild(t, bin, dir)
+			}
+			id := m[1]
+			md := runBin(t, bin, dir, "", "sessions", "export", id, "--format", "md")
+			if md.code != 0 || !strings.Contains(md.stdout, "## You ·") || !strings.Contains(md.stdout, "the answer is 42") {
+				t.Fatalf("md: %+v", md)
+			}
+			file := filepath.Join(t.TempDir(), "c.json")
+			if r := runBin(t, bin, dir, "", "sessions", "export", id, "--format", "json", "-o", file); r.code != 0 {
+				t.Fatalf("json: %+v", r)
+			}
+			zip := filepath.Join(t.TempDir(), "all.zip")
+			if r := runBin(t, bin, dir, "", "sessions", "export", "--all", "-o", zip); r.code != 0 {
+				t.Fatalf("zip: %+v", r)
+			}
+			if b, _ := os.ReadFile(zip); !strings.HasPrefix(string(b), "PK") {
+				t.Fatal("the zip is no zip")
+			}
+			imp := runBin(t, bin, dir, "", "sessions", "import", file, "--json")
+			var rep struct {
+				Imported int `json:"imported"`
+				Items    []struct {
+					SessionID string `json:"sessionId"`
+				} `json:"items"`
+			}
+			if imp.code != 0 || json.Unmarshal([]byte(imp.stdout), &rep) != nil || rep.Imported != 1 || rep.Items[0].SessionID == id {
+				t.Fatalf("import: %+v", imp)
+			}
+			again := runBin(t, bin, dir, "", "sessions", "export", rep.Items[0].SessionID, "--format", "md")
+			if again.stdout != md.stdout {
+				t.Fatalf("the imported copy reads differently:\n%s\n---\n%s", md.stdout, again.stdout)
+			}
+			bad := filepath.Join(t.TempDir(), "bad.json")
+			os.WriteFile(bad, []byte("[{\"title\": 1"), 0o600)
+			if r := runBin(t, bin, dir, "", "sessions", "import", bad); r.code == 0 || !strings.Contains(r.stderr, "bad.json") {
+				t.Fatalf("malformed: %+v", r)
+			}
+		})
+	}
+}
