@@ -7,7 +7,7 @@ import { groupParts } from "../tools/model";
 import { ToolCard } from "../tools/ToolCard";
 import { copyText } from "../components/clipboard";
 import { ReasoningPart, StatusPart, TextPart } from "./parts";
-import { citationTables } from "./citations";
+import { citationTables, type CitationTable } from "./citations";
 
 export interface MessageActions {
   /** Answer the last user message again (last assistant message, session idle). */
@@ -24,6 +24,8 @@ export interface MessageViewProps extends MessageActions {
   idle: boolean;
   /** What editing does to later messages ("truncate"). */
   editMode: string;
+  /** The latest search of the answers before this one, for citations of a follow-up. */
+  citationsBefore?: CitationTable | null;
 }
 
 /** Text of a message (its text parts) for copy and edit. */
@@ -121,11 +123,11 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
   );
 }
 
-function AssistantMessage({ message, last, idle, onRegenerate }: MessageViewProps) {
+function AssistantMessage({ message, last, idle, onRegenerate, citationsBefore }: MessageViewProps) {
   const { t } = useTranslation("chat");
   const parts = message.parts;
   const items = useMemo(() => groupParts(parts ?? []), [parts]);
-  const citations = useMemo(() => citationTables(items), [items]);
+  const citations = useMemo(() => citationTables(items, citationsBefore ?? null), [items, citationsBefore]);
   const live = message.status === "streaming";
   const hasStatusError = items.some((i) => i.kind === "status" && i.part.status?.kind === "error");
   const canRegenerate = last && idle && Boolean(onRegenerate);

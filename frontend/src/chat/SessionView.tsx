@@ -1,4 +1,4 @@
-import { useCallback, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useProviders, useSession, useSettings, type AppError, type Message } from "../api";
 import { ErrorView } from "../components/ErrorView";
@@ -10,6 +10,7 @@ import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
+import { tablesBefore } from "./citations";
 import { ModelPicker } from "./ModelPicker";
 import { SessionSettings } from "./SessionSettings";
 
@@ -46,11 +47,21 @@ export function SessionView({ id }: { id: string }) {
   const onEdit = useCallback((messageId: string, text: string) => run(() => client.chat.editAndResend(id, messageId, text)), [run, client, id]);
   const editMode = data?.editMode ?? "truncate";
   const count = data?.messages.length ?? 0;
+  const messages = data?.messages;
+  const before = useMemo(() => tablesBefore(messages ?? []), [messages]);
   const renderMessage = useCallback(
     (m: Message, i: number) => (
-      <MessageView message={m} last={i === count - 1} idle={idle} editMode={editMode} onRegenerate={onRegenerate} onEdit={onEdit} />
+      <MessageView
+        message={m}
+        last={i === count - 1}
+        idle={idle}
+        editMode={editMode}
+        onRegenerate={onRegenerate}
+        onEdit={onEdit}
+        citationsBefore={before[i]}
+      />
     ),
-    [count, idle, editMode, onRegenerate, onEdit],
+    [count, idle, editMode, onRegenerate, onEdit, before],
   );
 
   if (!data) {

@@ -4,7 +4,7 @@ import type { Message, Part, SearchAnswer } from "../api";
 import { FakeBackend, FakeTransport, SPECS } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
 import { groupParts } from "../tools/model";
-import { citationLinkNumber, citationTables, realHost, safeURL, samePage, splitCitations } from "./citations";
+import { citationLinkNumber, citationTables, lastSearchTable, realHost, safeURL, samePage, splitCitations, tablesBefore } from "./citations";
 import { MessageView } from "./MessageView";
 
 describe("splitCitations", () => {
@@ -159,6 +159,19 @@ describe("citations in an answer", () => {
     expect(within(chips[0]!).getByTestId("citation-tip")).toHaveTextContent("Cairns of the world");
     expect(within(chips[1]!).getByTestId("citation-tip")).not.toHaveTextContent("Cairns of the world");
     expect(screen.getByTestId("md-link-inert")).toHaveTextContent("1"); // javascript: stays inert text
+  });
+
+  it("a follow-up answer without a search cites the latest search of the answers before it", () => {
+    const first = message([...search("c1", results), part("text", { text: "Found [1]." })]);
+    const user = { ...message([part("text", { text: "and [1]?" })]), id: "u", role: "user" } as Message;
+    const followUp = { ...message([part("text", { text: "As I said, [1]." })]), id: "m2" } as Message;
+    const before = tablesBefore([first, user, followUp]);
+    expect(before[0]).toBeNull();
+    expect(before[1]).toBe(lastSearchTable(first));
+    expect(before[2]).toBe(before[1]); // the same object: an unchanged search re-renders nothing
+    expect(lastSearchTable(followUp)).toBeNull();
+    renderWithClient(<MessageView message={followUp} last idle editMode="truncate" citationsBefore={before[2]} />, { transport: new FakeTransport(), ready: null });
+    expect(screen.getByTestId("citation")).toHaveAttribute("data-host", "example.org");
   });
 
   it("a failed search gives no chips", () => {

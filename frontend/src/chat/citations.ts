@@ -1,4 +1,4 @@
-import type { SearchAnswer } from "../api";
+import type { Message, Part, SearchAnswer } from "../api";
 import { isSearchAnswer } from "../tools/WebSearchResult";
 import type { RenderItem } from "../tools/model";
 
@@ -6,7 +6,8 @@ import type { RenderItem } from "../tools/model";
  * Citations of an answer. The web toolset's instruction asks the model to cite a search
  * result by its number in brackets right after the claim ([1], [2, 3]), the numbers
  * web_search gave it (FormatAnswer in backend/websearch). A marker stands for the results
- * of the latest web_search before its text in the same answer; the window turns it into a
+ * of the latest web_search before its text (in the same answer, else in an earlier one of
+ * the conversation: a follow-up may cite what was found before); the window turns it into a
  * chip linking to that result. Nothing of the marker is trusted: the address comes from
  * the result, must be http(s), and the chip shows its real host.
  */
@@ -60,24 +61,57 @@ export function tableOf(answer: SearchAnswer): CitationTable {
   return t;
 }
 
+/** Tables by the result part they come from, so an unchanged search gives the same object (memo). */
+const byPart = new WeakMap<Part, CitationTable>();
+
+/** The table of a finished web_search's result part, or null for any other part. */
+function partTable(p: Part | undefined, name: string | undefined): CitationTable | null {
+  if (!p || p.type !== "tool-result" || !isSearchAnswer(name ?? p.tool?.name, p.tool?.display)) return null;
+  const answer = p.tool!.display as SearchAnswer;
+  if (answer.results.length === 0) return null;
+  let t = byPart.get(p);
+  if (!t) {
+    t = tableOf(answer);
+    byPart.set(p, t);
+  }
+  return t;
+}
+
 /**
  * For each text item of an answer (by its key), the results its markers refer to: those
- * of the latest finished web_search before it. Texts before any search get none.
+ * of the latest finished web_search before it, else before (the latest search of an
+ * earlier answer). Texts with no search before them get none.
  */
-export function citationTables(items: readonly RenderItem[]): Map<string, CitationTable> {
+export function citationTables(items: readonly RenderItem[], before: CitationTable | null = null): Map<string, CitationTable> {
   const out = new Map<string, CitationTable>();
-  let current: CitationTable | null = null;
+  let current = before;
   for (const item of items) {
-    if (item.kind === "tool") {
-      const end = item.end?.tool;
-      if (item.end?.type === "tool-result" && end && isSearchAnswer(item.name, end.display) && end.display.results.length > 0) {
-        current = tableOf(end.display);
-      }
-    } else if (item.kind === "text" && current) {
-      out.set(item.key, current);
-    }
+    if (item.kind === "tool") current = partTable(item.end, item.name) ?? current;
+    else if (item.kind === "text" && current) out.set(item.key, current);
   }
   return out;
+}
+
+const lastByParts = new WeakMap<readonly Part[], CitationTable | null>();
+
+/** The table of a message's latest finished web_search, or null. */
+export function lastSearchTable(m: Message): CitationTable | null {
+  const parts = m.parts ?? [];
+  if (lastByParts.has(parts)) return lastByParts.get(parts)!;
+  let t: CitationTable | null = null;
+  for (let i = parts.length - 1; i >= 0 && !t; i--) t = partTable(parts[i], undefined);
+  lastByParts.set(parts, t);
+  return t;
+}
+
+/** For each message of a conversation, the latest search table of the messages before it. */
+export function tablesBefore(messages: readonly Message[]): Array<CitationTable | null> {
+  let current: CitationTable | null = null;
+  return messages.map((m) => {
+    const before = current;
+    current = lastSearchTable(m) ?? current;
+    return before;
+  });
 }
 
 /**

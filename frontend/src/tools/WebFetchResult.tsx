@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import type { FetchCard } from "../api";
 import { Markdown } from "../chat/markdown/Markdown";
@@ -26,16 +26,11 @@ export function isFetchCard(name: string | undefined, display: unknown): display
  * chat's Markdown (no raw HTML, remote images wait for a click, only http(s) links).
  */
 export function WebFetchResult({ card, content }: { card: FetchCard; content?: string }) {
-  const { t, i18n } = useTranslation("chat");
+  const { t } = useTranslation("chat");
   const open = useOpenExternal();
   const [all, setAll] = useState(false);
   const u = safeURL(card.url);
   const host = u ? realHost(u) : "";
-  const num = (n: number) => n.toLocaleString(i18n.language);
-  const facts: Array<[string, string, string]> = [[t("tools.webFetch.fetched"), card.url, "web-fetch-url"]];
-  if (card.requested && card.requested !== card.url) facts.push([t("tools.webFetch.requested"), card.requested, "web-fetch-requested"]);
-  if (card.byline) facts.push([t("tools.webFetch.byline"), card.byline, "web-fetch-byline"]);
-  if (card.published) facts.push([t("tools.webFetch.published"), card.published, "web-fetch-published"]);
   const whole = content && content.length > card.preview.length ? content : "";
   return (
     <div className="tool-card__section web-fetch" data-testid="web-fetch-result">
@@ -58,40 +53,7 @@ export function WebFetchResult({ card, content }: { card: FetchCard; content?: s
         )}
         <Visible text={host || t("tools.webFetch.noHost")} />
       </p>
-      <dl className="web-fetch__facts">
-        {facts.map(([label, value, id]) => (
-          <div key={id}>
-            <dt>{label}</dt>
-            <dd data-testid={id}>
-              <Visible text={value} />
-            </dd>
-          </div>
-        ))}
-        <div>
-          <dt>{t("tools.webFetch.length")}</dt>
-          <dd data-testid="web-fetch-length">
-            {t("tools.webFetch.size", { chars: num(card.chars), size: formatBytes(card.bytes) })}
-            {card.dropped ? ` · ${t("tools.webFetch.cut", { dropped: num(card.dropped), total: num(card.chars) })}` : ""}
-          </dd>
-        </div>
-        {(card.provider || card.rendered) && (
-          <div>
-            <dt>{t("tools.webFetch.readBy")}</dt>
-            <dd data-testid="web-fetch-reader">
-              {card.provider ? <Visible text={card.provider} /> : t("tools.webFetch.cairn")}
-              {card.rendered ? ` · ${t("tools.webFetch.rendered")}` : ""}
-            </dd>
-          </div>
-        )}
-        {card.note && (
-          <div>
-            <dt>{t("tools.webFetch.note")}</dt>
-            <dd data-testid="web-fetch-note">
-              <Visible text={card.note} />
-            </dd>
-          </div>
-        )}
-      </dl>
+      <Facts card={card} />
       {card.preview ? (
         <details className="web-fetch__preview" data-testid="web-fetch-preview">
           <summary>{t("tools.webFetch.preview")}</summary>
@@ -106,6 +68,33 @@ export function WebFetchResult({ card, content }: { card: FetchCard; content?: s
         <p className="tool-card__note">{t("tools.webFetch.empty")}</p>
       )}
     </div>
+  );
+}
+
+/** The read page's facts: addresses, byline, date, length and cut, who read it, the note. */
+function Facts({ card }: { card: FetchCard }) {
+  const { t, i18n } = useTranslation("chat");
+  const num = (n: number) => n.toLocaleString(i18n.language);
+  const rows: Array<[string, ReactNode, string]> = [[t("tools.webFetch.fetched"), <Visible text={card.url} />, "web-fetch-url"]];
+  if (card.requested && card.requested !== card.url) rows.push([t("tools.webFetch.requested"), <Visible text={card.requested} />, "web-fetch-requested"]);
+  if (card.byline) rows.push([t("tools.webFetch.byline"), <Visible text={card.byline} />, "web-fetch-byline"]);
+  if (card.published) rows.push([t("tools.webFetch.published"), <Visible text={card.published} />, "web-fetch-published"]);
+  const cut = card.dropped ? ` · ${t("tools.webFetch.cut", { dropped: num(card.dropped), total: num(card.chars) })}` : "";
+  rows.push([t("tools.webFetch.length"), t("tools.webFetch.size", { chars: num(card.chars), size: formatBytes(card.bytes) }) + cut, "web-fetch-length"]);
+  if (card.provider || card.rendered) {
+    const who = card.provider ? <Visible text={card.provider} /> : t("tools.webFetch.cairn");
+    rows.push([t("tools.webFetch.readBy"), <>{who}{card.rendered ? ` · ${t("tools.webFetch.rendered")}` : ""}</>, "web-fetch-reader"]);
+  }
+  if (card.note) rows.push([t("tools.webFetch.note"), <Visible text={card.note} />, "web-fetch-note"]);
+  return (
+    <dl className="web-fetch__facts">
+      {rows.map(([label, value, id]) => (
+        <div key={id}>
+          <dt>{label}</dt>
+          <dd data-testid={id}>{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 

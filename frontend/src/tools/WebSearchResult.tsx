@@ -1,9 +1,8 @@
-import type { MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { resultHost, useOptionalClient, type AppError, type SearchAnswer } from "../api";
+import { resultHost, type AppError, type SearchAnswer } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Visible } from "./visible";
-import { SiteIcon } from "./web";
+import { SiteIcon, useOpenExternal } from "./web";
 
 /** The wire name of the web search tool, whose display is a search answer. */
 export const WEB_SEARCH_TOOL = "web_search";
@@ -22,13 +21,7 @@ export function isSearchAnswer(name: string | undefined, display: unknown): disp
  */
 export function WebSearchResult({ answer }: { answer: SearchAnswer }) {
   const { t } = useTranslation("chat");
-  const client = useOptionalClient();
-  const open = (e: MouseEvent<HTMLAnchorElement>, url: string) => {
-    if (!client || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    const page = client.browser.prepare();
-    if (!page.show(url)) page.discard();
-  };
+  const open = useOpenExternal();
   const who = answer.providerName || answer.provider;
   return (
     <div className="tool-card__section" data-testid="web-search-result">
