@@ -217,6 +217,8 @@ type mcpBackend interface {
 	SetToolApproval(ctx context.Context, id, tool string, a mcp.Approval) (mcp.ServerView, error)
 	Delete(ctx context.Context, id string) error
 	SignOut(ctx context.Context, id string) (mcp.ServerView, error)
+	// Save is the window's own call too (the server form): `cairn mcp add` and `edit`.
+	Save(ctx context.Context, in mcp.Server) (mcp.ServerView, error)
 }
 
 func (c *conn) mcp() mcpBackend {

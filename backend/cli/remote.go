@@ -261,6 +261,10 @@ func (r remoteMCP) SetToolApproval(ctx context.Context, id, tool string, a mcp.A
 	return out, r.c.Call(ctx, "SetMCPToolApproval", &out, id, tool, a)
 }
 
+func (r remoteMCP) Save(ctx context.Context, in mcp.Server) (out mcp.ServerView, err error) {
+	return out, r.c.Call(ctx, "SaveMCPServer", &out, in)
+}
+
 func (r remoteMCP) Delete(ctx context.Context, id string) error {
 	return r.c.CallOwner(ctx, "MCPDelete", nil, id)
 }

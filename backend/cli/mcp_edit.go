@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/termtext"
+)
+
+// repeated is a flag that may be given several times, each value whole (an environment
+// value may hold commas).
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, " ") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// serverFlags are the flags `cairn mcp add` and `edit` share; set says which were given.
+type serverFlags struct {
+	url, transport, cwd, name   string
+	env, headers                repeated
+	connectTimeout, callTimeout time.Duration
+	disabled                    bool
+	set                         map[string]bool
+}
+
+func (a *mcpArgs) serverFlags(edit bool) *serverFlags {
+	sf := &serverFlags{}
+	a.f.StringVar(&sf.url, "url", "", "a remote server's URL (Streamable HTTP, or SSE with --transport sse)")
+	a.f.StringVar(&sf.transport, "transport", "", "stdio, http or sse (default: from the command or the URL)")
+	a.f.StringVar(&sf.cwd, "cwd", "", "a stdio server's working directory")
+	a.f.Var(&sf.env, "env", "KEY=VALUE for the server's environment (repeatable; a credential-named one is kept in the keyring)")
+	a.f.Var(&sf.headers, "header", "'Name: value' sent to a remote server (repeatable)")
+	a.f.DurationVar(&sf.connectTimeout, "connect-timeout", 0, "how long start-up and initialize may take, e.g. 90s (0: the default, 30s)")
+	a.f.DurationVar(&sf.callTimeout, "call-timeout", 0, "how long one tool call may take, e.g. 10m (0: no limit of its own)")
+	if edit {
+		a.f.StringVar(&sf.name, "name", "", "a new name")
+	} else {
+		a.f.BoolVar(&sf.disabled, "disabled", false, "add it turned off")
+	}
+	return sf
+}
+
+// splitCommand cuts the arguments at "--": what follows is the server's command line,
+// whose own flags (npx -y) are not Cairn's.
+func splitCommand(args []string) (own, command []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
+}
+
+// apply writes the given flags (and a command line) into s.
+func (sf *serverFlags) apply(s *mcp.Server, command []string) error {
+	if sf.connectTimeout < 0 || sf.callTimeout < 0 {
+		return usageErr("a timeout cannot be negative")
+	}
+	if len(command) > 0 {
+		s.Command, s.Args, s.URL = command[0], slices.Clone(command[1:]), ""
+	}
+	if sf.set["url"] {
+		s.URL, s.Command, s.Args = sf.url, "", nil
+	}
+	if sf.set["transport"] {
+		s.Transport = mcp.Transport(sf.transport)
+	} else if len(command) > 0 || sf.set["url"] {
+		s.Transport = "" // Save picks it from the command or the URL
+	}
+	if sf.set["cwd"] {
+		s.Cwd = sf.cwd
+	}
+	if sf.set["name"] {
+		s.Name = sf.name
+	}
+	if sf.set["connect-timeout"] {
+		s.ConnectTimeoutMs = int(sf.connectTimeout / time.Millisecond)
+	}
+	if sf.set["call-timeout"] {
+		s.CallTimeoutMs = int(sf.callTimeout / time.Millisecond)
+	}
+	var err error
+	if s.Env, err = setVars(s.Env, sf.env, "="); err != nil {
+		return err
+	}
+	s.Headers, err = setVars(s.Headers, sf.headers, ":")
+	return err
+}
+
+// setVars sets each NAME<sep>VALUE in vs (a new value of a secret stays secret).
+func setVars(vs []mcp.Var, given []string, sep string) ([]mcp.Var, error) {
+	for _, g := range given {
+		name, value, ok := strings.Cut(g, sep)
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			return nil, usageErr("%q is not NAME%sVALUE", g, sep)
+		}
+		i := slices.IndexFunc(vs, func(v mcp.Var) bool { return strings.EqualFold(v.Name, name) })
+		if i < 0 {
+			vs = append(vs, mcp.Var{Name: name, Value: value})
+			continue
+		}
+		vs[i].Value = value
+	}
+	return vs, nil
+}
+
+func (sf *serverFlags) record(f *flag.FlagSet) {
+	sf.set = map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { sf.set[fl.Name] = true })
+}
+
+func mcpAdd(ctx context.Context, env *Env, args []string) error {
+	a := newMCPArgs(env, "add")
+	sf := a.serverFlags(false)
+	own, command := splitCommand(args)
+	pos, err := a.parse(own, 1, 1)
+	if err != nil {
+		return err
+	}
+	sf.record(a.f)
+	if (len(command) == 0) == (sf.url == "") {
+		return usageErr("cairn mcp add: give a command after -- or a --url, one of them\nusage: cairn mcp add %s", a.usageArgs())
+	}
+	s := mcp.Server{Name: pos[0], Enabled: !sf.disabled}
+	if err := sf.apply(&s, command); err != nil {
+		return err
+	}
+	return withMCP(ctx, env, func(_ *conn, m mcpBackend) error {
+		v, err := m.Save(ctx, s)
+		if err != nil {
+			return err
+		}
+		printSaved(env, v, "added")
+		return nil
+	})
+}
+
+func mcpEdit(ctx context.Context, env *Env, args []string) error {
+	a := newMCPArgs(env, "edit")
+	sf := a.serverFlags(true)
+	own, command := splitCommand(args)
+	pos, err := a.parse(own, 1, 1)
+	if err != nil {
+		return err
+	}
+	sf.record(a.f)
+	if len(sf.set) == 0 && len(command) == 0 {
+		return usageErr("cairn mcp edit: nothing to change\nusage: cairn mcp edit %s", a.usageArgs())
+	}
+	return withServer(ctx, env, pos[0], func(_ *conn, m mcpBackend, id string) error {
+		v, err := m.View(ctx, id)
+		if err != nil {
+			return err
+		}
+		s := v.Server // secret values are empty here: Save keeps the stored ones
+		s.Credentials = nil
+		if err := sf.apply(&s, command); err != nil {
+			return err
+		}
+		out, err := m.Save(ctx, s)
+		if err != nil {
+			return err
+		}
+		printSaved(env, out, "saved")
+		return nil
+	})
+}
+
+// printSaved says what was stored: the name, the id and the timeouts in force.
+func printSaved(env *Env, v mcp.ServerView, what string) {
+	connect := mcp.DefaultConnectTimeout.String() + " (default)"
+	if v.ConnectTimeoutMs > 0 {
+		connect = (time.Duration(v.ConnectTimeoutMs) * time.Millisecond).String()
+	}
+	call := "none"
+	if v.CallTimeoutMs > 0 {
+		call = (time.Duration(v.CallTimeoutMs) * time.Millisecond).String()
+	}
+	fmt.Fprintf(env.Stdout, "%s: %s (%s); connect timeout %s, call timeout %s\n", termtext.Line(v.Name), what, v.ID, connect, call)
+	for _, w := range v.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", termtext.Line(env.Localize(w)))
+	}
+}
