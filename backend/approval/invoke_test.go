@@ -1,12 +1,12 @@
 package approval_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/approval"
@@ -25,8 +25,7 @@ type seen struct {
 	Content string
 	Request *approval.Request
 	Parts   int
-	Audit   string // decision
-	Detail  string // source, reason code, tool
+	Audit   string // decision, source, reason code, tool
 	Ran     int64
 }
 
@@ -99,7 +98,12 @@ func TestInvokeIsJudgedLikeADirectCall(t *testing.T) {
 		{Behavior: permission.Allow, Tool: "*", SessionID: "s1"},
 	}
 	modes := []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModePlan, permission.ModeBypass}
-	kinds := map[string]int{}
+	type pair struct {
+		name         string
+		direct, inv  seen
+		dCall, iCall string
+	}
+	var pairs []pair
 	n := 0
 	for _, mode := range modes {
 		if _, err := e.svc.SetSessionMode(e.ctx, "s1", string(mode)); err != nil {
@@ -111,12 +115,10 @@ func TestInvokeIsJudgedLikeADirectCall(t *testing.T) {
 				n++
 				choice := []string{"allow_once", "deny"}[n%2]
 				name := fmt.Sprintf("%s/%s/%s", mode, ruleName(rule), tt.name)
-				direct := e.judge(sub, toolstest.Call(fmt.Sprintf("d%d", n), tt.name, tt.args, scope), choice, tt.runs)
-				inv := e.judge(sub, toolstest.Call(fmt.Sprintf("i%d", n), "tool_invoke", `{"name":"`+tt.name+`","arguments":`+tt.args+`}`, scope), choice, tt.runs)
-				if !reflect.DeepEqual(direct, inv) {
-					t.Errorf("%s:\n direct %+v\n invoke %+v", name, show(direct), show(inv))
-				}
-				kinds[direct.Audit]++
+				pr := pair{name: name, dCall: fmt.Sprintf("d%d", n), iCall: fmt.Sprintf("i%d", n)}
+				pr.direct = e.judge(sub, toolstest.Call(pr.dCall, tt.name, tt.args, scope), choice, tt.runs)
+				pr.inv = e.judge(sub, toolstest.Call(pr.iCall, "tool_invoke", `{"name":"`+tt.name+`","arguments":`+tt.args+`}`, scope), choice, tt.runs)
+				pairs = append(pairs, pr)
 			}
 			if id != "" {
 				if err := e.svc.DeleteRule(e.ctx, id); err != nil {
@@ -124,6 +126,23 @@ func TestInvokeIsJudgedLikeADirectCall(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The audit entries, read once (a query per call is most of the test's time under -race).
+	page, err := e.svc.ListAudit(e.ctx, approval.AuditQuery{SessionID: "s1"}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit := map[string]string{}
+	for _, a := range page.Entries {
+		audit[a.CallID] = a.Decision + " " + a.Source + " " + a.ReasonCode + " " + a.Tool
+	}
+	kinds := map[string]int{}
+	for _, pr := range pairs {
+		pr.direct.Audit, pr.inv.Audit = audit[pr.dCall], audit[pr.iCall]
+		if pr.direct.Audit == "" || !reflect.DeepEqual(pr.direct, pr.inv) {
+			t.Errorf("%s:\n direct %+v\n invoke %+v", pr.name, show(pr.direct), show(pr.inv))
+		}
+		kinds[strings.Fields(pr.direct.Audit + " ")[0]]++
 	}
 	t.Logf("%d cases: %v", n, kinds)
 	// The table exercises every way a verdict can go, not one of them 240 times.
@@ -159,7 +178,8 @@ func show(s seen) string {
 }
 
 // judge runs one call through the pipeline, answers its approval request (if one comes)
-// with choice, and reports what it saw with the call's own ids taken out.
+// with choice, and reports what it saw with the call's own ids taken out (the audit entry
+// is read afterwards for all calls at once).
 func (e *env) judge(sub *events.Subscription, c tools.Call, choice string, runs func() int64) seen {
 	e.t.Helper()
 	before := runs()
@@ -195,15 +215,5 @@ func (e *env) judge(sub *events.Subscription, c tools.Call, choice string, runs 
 	}
 	req, _ := obs.parts()
 	s.Parts = len(req)
-	page, err := e.svc.ListAudit(context.Background(), approval.AuditQuery{SessionID: "s1"}, 5)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, a := range page.Entries {
-		if a.CallID == c.ID {
-			s.Audit, s.Detail = a.Decision, a.Source+" "+a.ReasonCode+" "+a.Tool
-			break
-		}
-	}
 	return s
 }

@@ -23,7 +23,7 @@ func writePNG(t *testing.T, path string, w, h int) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
@@ -38,7 +38,7 @@ func TestVisionHistory(t *testing.T) {
 	dir := t.TempDir()
 	small, wide, huge := filepath.Join(dir, "small.png"), filepath.Join(dir, "wide.png"), filepath.Join(dir, "huge.png")
 	writePNG(t, small, 40, 30)
-	writePNG(t, wide, 4096, 1024)
+	writePNG(t, wide, 2100, 420)
 	if err := os.WriteFile(huge, bytes.Repeat([]byte{0}, imageSendMax+1), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestVisionHistory(t *testing.T) {
 		t.Fatal("the small image was not sent as it is")
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(u.Images[1].Data))
-	if err != nil || cfg.Width != 2048 || cfg.Height != 512 || format != "jpeg" || u.Images[1].MIMEType != "image/jpeg" {
+	if err != nil || cfg.Width != 2048 || cfg.Height != 409 || format != "jpeg" || u.Images[1].MIMEType != "image/jpeg" {
 		t.Fatalf("scaled %d×%d %s %v", cfg.Width, cfg.Height, format, err)
 	}
 	if _, err := os.Stat(wide + ".model.jpg"); err != nil {
