@@ -97,6 +97,8 @@ func coreCommands() []Command {
 		{Name: "secrets", Summary: "list [--json] | set NAME (value from stdin) | delete NAME", Run: runSecrets},
 		{Name: "provider", Summary: "add NAME --base-url URL --model M [--api-key-stdin] | list [--json] | remove NAME | models | test", Run: runProvider},
 		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
+		{Name: "backup", Summary: "FILE [--with-keys]: back up the data directory (keys only when asked, encrypted)", Run: runBackup},
+		{Name: "restore", Summary: "FILE: restore a backup into the data directory (no Cairn may be running on it)", Run: runRestore},
 		{Name: "sessions", Summary: "export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE [--json]", Run: runSessions},
 		{Name: "mcp", Summary: "list | tools [SERVER] | call SERVER TOOL JSON | approval SERVER TOOL ask|allow|default | enable|disable SERVER [TOOL] | logs | import | export | test | env | trust-hints | login | logout | remove", Run: runMCP},
 	}

@@ -27,7 +27,7 @@ func TestSessionsExportImport(t *testing.T) {
 			dir := t.TempDir()
 			fake := llmtest.Start(t)
 			fake.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "the answer is 42"} })
-			if r := runBin(t, bin, dir, "", "provider", "add", "fake", "--base-url", fake.URL, "--model", "m"); r.code != 0 {
+			if r := runBin(t, bin, dir, "sk-fake-key-0123456789\n", "provider", "add", "fake", "--base-url", fake.URL, "--model", "m", "--api-key-stdin"); r.code != 0 {
 				t.Fatalf("provider add: %+v", r)
 			}
 			r := runBin(t, bin, dir, "", "chat", "--provider", "fake", "what is the answer")
@@ -67,6 +67,32 @@ func TestSessionsExportImport(t *testing.T) {
 			again := runBin(t, bin, dir, "", "sessions", "export", rep.Items[0].SessionID, "--format", "md")
 			if again.stdout != md.stdout {
 				t.Fatalf("the imported copy reads differently:\n%s\n---\n%s", md.stdout, again.stdout)
+			}
+			// Backup (through the owner when one runs), then restore into a new directory.
+			backup := filepath.Join(t.TempDir(), "cairn.zip")
+			if r := runBin(t, bin, dir, "correct horse\n", "backup", backup, "--with-keys"); r.code != 0 || !strings.Contains(r.stdout, "with keys (encrypted)") {
+				t.Fatalf("backup: %+v", r)
+			}
+			fresh := filepath.Join(t.TempDir(), "restored")
+			if r := runBin(t, bin, fresh, "wrong\n", "restore", backup); r.code == 0 || !strings.Contains(r.stderr, "passphrase") {
+				t.Fatalf("restore with a wrong passphrase: %+v", r)
+			}
+			if r := runBin(t, bin, fresh, "correct horse\n", "restore", backup); r.code != 0 || !strings.Contains(r.stdout, "1 keys") {
+				t.Fatalf("restore: %+v", r)
+			}
+			if r := runBin(t, bin, fresh, "", "sessions", "export", id, "--format", "md"); r.stdout != md.stdout {
+				t.Fatalf("the restored conversation: %+v", r)
+			}
+			if b, err := os.ReadFile(filepath.Join(fresh, "secrets.json")); err != nil || !strings.Contains(string(b), "sk-fake-key-0123456789") {
+				t.Fatalf("the restored key: %s %v", b, err)
+			}
+			if b, _ := os.ReadFile(backup); strings.Contains(string(b), "sk-fake-key") {
+				t.Fatal("the backup holds the key in the clear")
+			}
+			if withOwner {
+				if r := runBin(t, bin, dir, "correct horse\n", "restore", backup); r.code == 0 || !strings.Contains(r.stderr, "cairn serve") {
+					t.Fatalf("restore over a running serve: %+v", r)
+				}
 			}
 			bad := filepath.Join(t.TempDir(), "bad.json")
 			os.WriteFile(bad, []byte("[{\"title\": 1"), 0o600)

@@ -208,3 +208,10 @@ func TestExportAllZip(t *testing.T) {
 		t.Fatalf("%+v %v", rep, err)
 	}
 }
+
+// TestMain makes scrypt cheap for the tests (the cost is written into each backup, so
+// opening reads what sealing used).
+func TestMain(m *testing.M) {
+	scryptN = 1 << 10
+	os.Exit(m.Run())
+}
