@@ -137,6 +137,7 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
           status?.fallbackStatus ? t("mcp.facts.fallback", { status: status.fallbackStatus }) : null,
           status?.pid ? t("mcp.facts.pid", { pid: status.pid }) : null,
           status?.restarts ? t("mcp.facts.restarts", { count: status.restarts }) : null,
+          status?.recorded ? t("mcp.facts.recorded") : null,
           s.cachedAt ? t("mcp.facts.tools", { count: tools.length, on: toolsOn }) : t("mcp.facts.notWarmed"),
         ]
           .filter(Boolean)

@@ -31,6 +31,33 @@ function visibleText(): string {
 }
 
 describe("Settings → MCP servers", () => {
+  it("shows a server that cannot start as failed, with the line that says why and no countdown", async () => {
+    const backend = new FakeBackend();
+    backend.mcp.addServer({
+      name: "sentry",
+      status: {
+        state: "failed",
+        since: 1,
+        recorded: true,
+        error: {
+          code: "mcp_server_exited",
+          i18nKey: "errors.mcp_server_exited",
+          params: { server: "sentry", code: "exited with code 1", stderr: "Error: No access token was provided." },
+          message: "mcp server sentry exited with code 1: Error: No access token was provided.",
+          action: { kind: "open-settings", target: "mcp" },
+        },
+      },
+    });
+    open(backend);
+    const el = await item("sentry");
+    expect(within(el).getByTestId("mcp-status")).toHaveAttribute("data-state", "failed");
+    expect(within(el).getByTestId("mcp-status")).toHaveTextContent("Failed");
+    expect(within(el).getByTestId("error-view")).toHaveTextContent("stopped (exited with code 1): Error: No access token was provided.");
+    expect(within(el).getByTestId("mcp-failed-note")).toHaveTextContent("Cairn does not retry on its own");
+    expect(within(el).queryByTestId("mcp-retry")).toBeNull();
+    expect(el).toHaveTextContent("as the last run of Cairn left it");
+  });
+
   it("replaces coming-soon with the server list and shows live status from topic mcp", async () => {
     const backend = new FakeBackend();
     const s = backend.mcp.addServer({ name: "files", status: { state: "starting", since: 1 } });
