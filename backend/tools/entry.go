@@ -135,6 +135,13 @@ type Entry struct {
 // default choice that is not read-only asks too, through the permission step's defaults.
 func (e *Entry) Gated() bool { return e.Approval == ApprovalAsk }
 
+// Asks reports whether the permission step's defaults ask before the tool runs: its
+// choice is ask, or it is the default and the tool is not read-only (rules and the mode
+// may still decide otherwise). Settings → Tools and tool_inspect say it.
+func (e *Entry) Asks() bool {
+	return e.Approval == ApprovalAsk || e.Approval == ApprovalDefault && !e.ReadOnly
+}
+
 // Typed reports whether the entry was built by Typed: its schema is generated and it says
 // itself what its calls touch (Touches; nil = nothing).
 func (e *Entry) Typed() bool { return e.typed }

@@ -382,7 +382,7 @@ func (p *Pipeline) inspect(ctx context.Context, a inspectInput, _ func(Progress)
 		fmt.Fprintf(&b, "output (JSON Schema): %s\n", e.OutputSchema)
 	}
 	fmt.Fprintf(&b, "Call it with tool_invoke {\"name\": %q, \"arguments\": {…}}.", e.Name)
-	if e.Gated() {
+	if e.Asks() {
 		b.WriteString(" It needs the user's approval, asked for as for a direct call.")
 	}
 	display, _ := json.Marshal(map[string]any{"name": e.Name, "namespace": e.Namespace, "description": e.Description, "parameters": rec.def.Parameters})
@@ -400,7 +400,7 @@ func flagList(e *Entry) string {
 	if e.ConcurrencySafe {
 		f = append(f, "concurrency-safe")
 	}
-	if e.Gated() {
+	if e.Asks() {
 		f = append(f, "needs approval")
 	}
 	if len(f) == 0 {

@@ -85,3 +85,33 @@ func TestPrefsOneStore(t *testing.T) {
 		t.Fatalf("kb_search not off: %v", off)
 	}
 }
+
+// TestInfoSaysWhatAsks: Settings → Tools' "needs approval" is what the permission step's
+// defaults do with the tool's choice: ask asks, allow never does, the default asks unless
+// the tool is read-only.
+func TestInfoSaysWhatAsks(t *testing.T) {
+	tests := []struct {
+		name     string
+		approval tools.Approval
+		readOnly bool
+		asks     bool
+	}{
+		{"default-write", tools.ApprovalDefault, false, true},
+		{"default-read", tools.ApprovalDefault, true, false},
+		{"ask-read", tools.ApprovalAsk, true, true},
+		{"allow-write", tools.ApprovalAllow, false, false},
+	}
+	reg := tools.NewRegistry()
+	for _, tt := range tests {
+		mustRegister(t, reg, tools.Entry{Name: tt.name, Namespace: "mcp:s", Title: tt.name, Approval: tt.approval, ReadOnly: tt.readOnly, Execute: noop})
+	}
+	got := map[string]bool{}
+	for _, in := range reg.List() {
+		got[in.Name] = in.NeedsApproval
+	}
+	for _, tt := range tests {
+		if got[tt.name] != tt.asks {
+			t.Errorf("%s: needsApproval %v, want %v", tt.name, got[tt.name], tt.asks)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func (r *Registry) List() []Info {
 			Name: e.Name, Title: e.Ref().Title, Namespace: e.Namespace, NamespaceLabel: e.NamespaceLabel,
 			Description: e.Description, Source: e.Source(), Defer: e.Defer,
 			ReadOnly: e.ReadOnly, Destructive: e.Destructive, ConcurrencySafe: e.ConcurrencySafe,
-			NeedsApproval: e.Gated(), Aliases: slices.Clone(e.Aliases), Tokens: rec.tokens,
+			NeedsApproval: e.Asks(), Aliases: slices.Clone(e.Aliases), Tokens: rec.tokens,
 		})
 	}
 	return out
