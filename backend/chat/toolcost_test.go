@@ -35,23 +35,24 @@ func TestToolCostNotice(t *testing.T) {
 		notice   bool
 		known    bool
 	}{
-		{"inline tools over a quarter of a known window", costlyTools(60, 70, tools.DeferNever), "fake-model", nil, true, true},
-		{"the share raised to all of it", costlyTools(60, 70, tools.DeferNever), "fake-model", map[string]any{"chat.toolContextShare": 100}, false, true},
-		{"auto tools fold by themselves", costlyTools(60, 70, tools.DeferAuto), "fake-model", nil, false, true},
+		{"inline tools over a quarter of a known window", costlyTools(12, 70, tools.DeferNever), "window-4k", nil, true, true},
+		{"the share raised to all of it", costlyTools(12, 70, tools.DeferNever), "window-4k", map[string]any{"chat.toolContextShare": 100}, false, true},
+		{"auto tools fold by themselves", costlyTools(12, 70, tools.DeferAuto), "window-4k", nil, false, true},
 		{"an unknown window is the assumed one", costlyTools(60, 70, tools.DeferNever), "window-unknown", nil, true, false},
-		{"too few to fold by the gates", costlyTools(4, 2000, tools.DeferAuto), "fake-model", nil, true, true},
-		{"fold all takes them away", costlyTools(4, 2000, tools.DeferAuto), "fake-model", map[string]any{"chat.foldAllTools": true}, false, true},
+		{"too few to fold by the gates", costlyTools(4, 300, tools.DeferAuto), "window-4k", nil, true, true},
+		{"fold all takes them away", costlyTools(4, 300, tools.DeferAuto), "window-4k", map[string]any{"chat.foldAllTools": true}, false, true},
 	}
+	// One registry for every case: its tokenizer's vocabulary is built once.
+	reg := tools.NewRegistry()
+	pipe := tools.NewPipeline(reg, tools.Options{DataDir: t.TempDir()})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			reg := tools.NewRegistry()
 			if err := reg.ReplaceNamespace("mcp:srv-big", tt.entries); err != nil {
 				t.Fatal(err)
 			}
-			pipe := tools.NewPipeline(reg, tools.Options{DataDir: t.TempDir()})
 			h := newHarness(t, pipe)
-			models := append(h.provider.Models, llm.Model{ID: "window-unknown", SupportsTools: true})
+			models := append(h.provider.Models, llm.Model{ID: "window-unknown", SupportsTools: true}, llm.Model{ID: "window-4k", SupportsTools: true, ContextWindow: 4096})
 			if _, err := h.providers.Save(ctx, llm.ProviderInput{ID: h.provider.ID, Name: h.provider.Name, BaseURL: h.provider.BaseURL, Models: models}); err != nil {
 				t.Fatal(err)
 			}
@@ -76,8 +77,9 @@ func TestToolCostNotice(t *testing.T) {
 			if (cost != nil) != tt.notice {
 				t.Fatalf("notice %+v, want one: %v (parts %v)", cost, tt.notice, partTypes(m))
 			}
+			window := map[bool]int{true: 4096}[tt.known]
 			sel, err := pipe.Select(ctx, tools.Scope{SessionID: sess.ID, SessionKind: KindChat, Toolsets: []string{"mcp"},
-				Model: tools.ModelCaps{SupportsTools: true, ContextWindow: map[bool]int{true: 32768}[tt.known]}, FoldAll: tt.settings["chat.foldAllTools"] == true})
+				Model: tools.ModelCaps{SupportsTools: true, ContextWindow: window}, FoldAll: tt.settings["chat.foldAllTools"] == true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,8 +89,11 @@ func TestToolCostNotice(t *testing.T) {
 			if cost == nil {
 				return
 			}
-			if cost.Tokens != sel.ToolTokens || cost.Window != 32768 || cost.WindowKnown != tt.known || cost.Limit != 25 ||
-				cost.Percent != sel.ToolTokens*100/32768 || cost.Tools != len(sel.Tools) || cost.Percent < 25 {
+			if !tt.known {
+				window = tools.UnknownContextWindow
+			}
+			if cost.Tokens != sel.ToolTokens || cost.Window != window || cost.WindowKnown != tt.known || cost.Limit != 25 ||
+				cost.Percent != sel.ToolTokens*100/window || cost.Tools != len(sel.Tools) || cost.Percent < 25 {
 				t.Fatalf("cost %+v, selection %d tools, %d tokens", cost, len(sel.Tools), sel.ToolTokens)
 			}
 		})
