@@ -83,10 +83,11 @@ test-package: package
 gen:
 	$(GO) generate .
 
-## vet: go vet, gofmt, and the generated wire types up to date.
+## vet: go vet, gofmt, and the generated wire types and test fixtures up to date.
 vet:
 	$(GO) vet ./...
 	$(GO) run ./backend/cmd/tsgen -check -o frontend/src/api/generated.ts
+	$(GO) run ./backend/cmd/fixtures -check -o frontend/src/test/backend.generated.ts
 	@test -z "$$(gofmt -l main*.go app*.go backend)" || { gofmt -l main*.go app*.go backend; echo "gofmt needed"; exit 1; }
 
 test-go:

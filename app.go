@@ -1,4 +1,5 @@
 //go:generate go run ./backend/cmd/tsgen -o frontend/src/api/generated.ts
+//go:generate go run ./backend/cmd/fixtures -o frontend/src/test/backend.generated.ts
 
 package main
 

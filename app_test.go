@@ -192,6 +192,12 @@ func TestToolsetsHaveTheirStringsAndIcons(t *testing.T) {
 			if !hasKey(t, filepath.Join(dir, ns+".json"), key) {
 				t.Errorf("toolset %s: %s has no %s", ts.Name, filepath.Join(dir, ns+".json"), key)
 			}
+			// Its Settings page's title and description.
+			for _, k := range []string{"title", "description"} {
+				if ts.Section != "" && !hasKey(t, filepath.Join(dir, "settings.json"), "sections."+ts.Section+"."+k) {
+					t.Errorf("toolset %s: %s has no sections.%s.%s", ts.Name, filepath.Join(dir, "settings.json"), ts.Section, k)
+				}
+			}
 		}
 	}
 }

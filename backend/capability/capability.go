@@ -41,8 +41,13 @@ type Capability struct {
 	// Tools are the capability's tool entries (tools.Typed builds them). Their Namespace
 	// defaults to Name, and each applies only where the toolset is on.
 	Tools []tools.Entry
+	// Section is the capability's Settings page, its id in the window's address
+	// (#/settings/<section>, "web-search"); its title and description are the settings
+	// locale's sections.<section>. Empty: the capability has no page of its own. The
+	// window lists these pages between its own (ListToolsets carries them).
+	Section string
 	// Settings are the capability's settings specs; their section is the Settings page
-	// that shows them.
+	// that shows them (Section).
 	Settings []settings.Spec
 	// Secrets are the names of the keys the capability reads; Settings and `cairn secrets`
 	// set and delete exactly these (besides providers' and MCP servers' own).
@@ -122,6 +127,8 @@ type Toolset struct {
 	Chat  bool   `json:"chat"`  // on in a new chat session
 	Task  bool   `json:"task"`  // on in a new task session
 	Fixed bool   `json:"fixed"` // in every session, not a session's choice
+	// Section is the capability's Settings page, when it has one.
+	Section string `json:"section,omitempty"`
 }
 
 // List is the capabilities of one Cairn, in the order the window lists their toolsets.
@@ -131,7 +138,7 @@ type List []Capability
 func (l List) Toolsets() []Toolset {
 	out := make([]Toolset, 0, len(l))
 	for _, c := range l {
-		out = append(out, Toolset{Name: c.Name, Label: c.Label, Icon: c.Icon, Chat: c.On.Chat, Task: c.On.Task, Fixed: c.Fixed})
+		out = append(out, Toolset{Name: c.Name, Label: c.Label, Icon: c.Icon, Chat: c.On.Chat, Task: c.On.Task, Fixed: c.Fixed, Section: c.Section})
 	}
 	return out
 }
@@ -212,6 +219,12 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 // starts the wire names of its tools), or a toolset, secret, setting or command that two
 // capabilities (or a capability and Cairn itself) both claim. A test runs it on service's
 // list, so a mistake is found before anything starts.
+// coreSections are the Settings pages the window has of its own (frontend
+// shell/routes.ts CORE_SECTIONS); a capability's page is another.
+var coreSections = map[string]bool{"providers": true, "tools": true, "permissions": true, "general": true, "about": true}
+
+var sectionRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
 func (l List) Check() error {
 	var errs []error
 	seen := map[string]string{}
@@ -234,9 +247,18 @@ func (l List) Check() error {
 		for _, n := range c.Secrets {
 			claim("secret", n, c.Name)
 		}
+		if c.Section != "" {
+			if !sectionRE.MatchString(c.Section) || coreSections[c.Section] {
+				errs = append(errs, fmt.Errorf("settings section %q of %s is not a free lowercase slug", c.Section, c.Name))
+			}
+			claim("settings section", c.Section, c.Name)
+		}
 		for _, sp := range c.Settings {
 			if _, core := settings.Lookup(sp.Key); core {
 				errs = append(errs, fmt.Errorf("setting %q of %s is one of Cairn's own", sp.Key, c.Name))
+			}
+			if sp.Section != c.Section && !coreSections[sp.Section] {
+				errs = append(errs, fmt.Errorf("setting %q of %s is in section %q, neither its page %q nor one of Cairn's", sp.Key, c.Name, sp.Section, c.Section))
 			}
 			claim("setting", sp.Key, c.Name)
 		}

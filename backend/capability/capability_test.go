@@ -23,6 +23,15 @@ func TestCheckFindsClaimsMadeTwice(t *testing.T) {
 		return c
 	}
 	withCommand := func(c Capability, n string) Capability { c.Commands = []Command{{Name: n}}; return c }
+	// withPage gives c a Settings page, and its settings the section specSection.
+	withPage := func(c Capability, page, specSection string) Capability {
+		c.Section = page
+		c.Settings = slices.Clone(c.Settings)
+		for i := range c.Settings {
+			c.Settings[i].Section = specSection
+		}
+		return c
+	}
 	tests := []struct {
 		name string
 		list List
@@ -37,6 +46,11 @@ func TestCheckFindsClaimsMadeTwice(t *testing.T) {
 		{"setting twice", List{withSetting(ok("web"), "web.x"), withSetting(ok("kb"), "web.x")}, `setting "web.x"`},
 		{"one of Cairn's settings", List{withSetting(ok("web"), "general.theme")}, "Cairn's own"},
 		{"command twice", List{withCommand(ok("web"), "search"), withCommand(ok("kb"), "search")}, `command "search"`},
+		{"own page", List{withPage(withSetting(ok("web"), "web.x"), "web-search", "web-search")}, ""},
+		{"page twice", List{withPage(ok("web"), "search", ""), withPage(ok("kb"), "search", "")}, `settings section "search" is claimed by web and kb`},
+		{"page of Cairn's", List{withPage(ok("web"), "general", "")}, "not a free lowercase slug"},
+		{"page not a slug", List{withPage(ok("web"), "Web Search", "")}, "not a free lowercase slug"},
+		{"setting on another page", List{withPage(withSetting(ok("web"), "web.x"), "web-search", "knowledge")}, `neither its page "web-search"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ func Capability() capability.Capability {
 		Name:     Name,
 		Label:    "chat:tools.namespace.kb",
 		Icon:     "book",
+		Section:  "knowledge",
 		Secrets:  []string{"embeddings.apiKey"},
 		Commands: []capability.Command{command()},
 		Open:     open,

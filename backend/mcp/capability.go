@@ -8,7 +8,7 @@ import "github.com/cairn-app/cairn/backend/capability"
 // before their servers do.
 func Capability() capability.Capability {
 	return capability.Capability{
-		Name: "mcp", Label: "chat:tools.namespace.mcp", Icon: "plug",
+		Name: "mcp", Label: "chat:tools.namespace.mcp", Icon: "plug", Section: "mcp",
 		On: capability.Sessions{Chat: true, Task: true},
 	}
 }

@@ -22,6 +22,7 @@ func Capability() capability.Capability {
 		Name:        Name,
 		Label:       "chat:tools.namespace.web",
 		Icon:        "globe",
+		Section:     websearch.SettingsSection,
 		Instruction: websearch.Instruction,
 		Secrets:     websearch.Secrets(),
 		Settings:    append(websearch.Specs(), webfetch.Specs()...),

@@ -574,6 +574,8 @@ export interface CapabilityToolset {
   task: boolean;
   /** in every session, not a session's choice */
   fixed: boolean;
+  /** Section is the capability's Settings page, when it has one. */
+  section?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import { LANGUAGE_KEY, THEME_KEY, type SettingsSnapshot, type SettingSpec } from
 import { useAppInfo } from "../shell/appInfo";
 import { SettingField, SpecFields } from "./SettingField";
 import { genericSpecs, orphanSpecs } from "./specs";
+import { useSettingsSections } from "./useSections";
 
 /** Fallback specs if an older backend does not describe language and theme. */
 const FALLBACK: Record<string, SettingSpec> = {
@@ -19,7 +20,8 @@ export function GeneralSection({ settings }: { settings: SettingsSnapshot }) {
   const spec = (key: string) => settings.specs.find((s) => s.key === key) ?? FALLBACK[key]!;
   const value = (s: SettingSpec) => (s.key in settings.values ? settings.values[s.key] : s.default);
   const more = genericSpecs(settings.specs, "general");
-  const orphans = [...orphanSpecs(settings.specs).entries()];
+  const { sections } = useSettingsSections();
+  const orphans = [...orphanSpecs(settings.specs, sections).entries()];
 
   return (
     <>

@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { useClient, useSettings, type SettingsSnapshot } from "../api";
 import { ComingSoon } from "../components/ComingSoon";
 import { ErrorView } from "../components/ErrorView";
-import { SECTIONS, type SectionId } from "../shell/routes";
+import type { SectionId } from "../shell/routes";
 import { useRouter } from "../shell/router";
 import { ProvidersSection } from "../providers/ProvidersSection";
 import { ToolsPanel } from "../tools/ToolsPanel";
@@ -12,6 +12,7 @@ import { GeneralSection } from "./GeneralSection";
 import { SpecFields } from "./SettingField";
 import { WebSearchSection } from "./WebSearchSection";
 import { genericSpecs } from "./specs";
+import { useSettingsSections } from "./useSections";
 
 // Sections with much code of their own load on first visit.
 const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default: m.McpSection })));
@@ -69,8 +70,12 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
   }
 }
 
-export function SettingsPage({ section }: { section: SectionId }) {
+export function SettingsPage({ section: asked }: { section: SectionId }) {
   const { t } = useTranslation("settings");
+  const { sections, loaded } = useSettingsSections();
+  // A page this backend does not have (an old link, a capability not in this build) shows
+  // General; one asked for before the toolsets arrived waits for them.
+  const section = sections.includes(asked) ? asked : loaded ? "general" : null;
   const { navigate } = useRouter();
   const client = useClient();
   const settings = useSettings();
@@ -80,7 +85,7 @@ export function SettingsPage({ section }: { section: SectionId }) {
   // Moving between sections by keyboard or by an error's action puts focus on the new
   // section's heading, so screen readers announce where they are.
   useEffect(() => {
-    if (!navRef.current?.contains(document.activeElement)) headingRef.current?.focus();
+    if (section && !navRef.current?.contains(document.activeElement)) headingRef.current?.focus();
   }, [section]);
 
   const onNavKey = (e: KeyboardEvent<HTMLUListElement>) => {
@@ -106,7 +111,7 @@ export function SettingsPage({ section }: { section: SectionId }) {
       <nav className="settings__nav" aria-label={t("navLabel")}>
         <h1 className="settings__title">{t("title")}</h1>
         <ul ref={navRef} onKeyDown={onNavKey}>
-          {SECTIONS.map((s) => (
+          {sections.map((s) => (
             <li key={s}>
               <button
                 type="button"
@@ -121,19 +126,23 @@ export function SettingsPage({ section }: { section: SectionId }) {
           ))}
         </ul>
       </nav>
-      <section className="settings__content" aria-labelledby="settings-section-title" data-testid={`settings-section-${section}`}>
-        <header className="settings__header">
-          <h2 id="settings-section-title" ref={headingRef} tabIndex={-1}>
-            {t(`sections.${section}.title`)}
-          </h2>
-          <p className="settings__description">{t(`sections.${section}.description`)}</p>
-        </header>
-        {settings.data ? (
-          <SectionBody section={section} settings={settings.data} />
-        ) : settings.error ? (
-          <ErrorView error={settings.error} onRetry={() => void client.stores.settings.reload()} />
-        ) : null}
-      </section>
+      {section ? (
+        <section className="settings__content" aria-labelledby="settings-section-title" data-testid={`settings-section-${section}`}>
+          <header className="settings__header">
+            <h2 id="settings-section-title" ref={headingRef} tabIndex={-1}>
+              {t(`sections.${section}.title`)}
+            </h2>
+            <p className="settings__description">{t(`sections.${section}.description`)}</p>
+          </header>
+          {settings.data ? (
+            <SectionBody section={section} settings={settings.data} />
+          ) : settings.error ? (
+            <ErrorView error={settings.error} onRetry={() => void client.stores.settings.reload()} />
+          ) : null}
+        </section>
+      ) : (
+        <section className="settings__content" aria-busy="true" />
+      )}
     </div>
   );
 }

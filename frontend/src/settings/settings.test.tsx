@@ -1,8 +1,8 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { SECTIONS } from "../shell/routes";
-import { FakeBackend, SPECS } from "../test/fakeTransport";
+import { settingsSections } from "../shell/routes";
+import { FakeBackend, SPECS, TOOLSETS } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
 import { SettingsPage } from "./SettingsPage";
 import { useRouter } from "../shell/router";
@@ -12,7 +12,7 @@ function Routed() {
   return route.name === "settings" ? <SettingsPage section={route.section} /> : null;
 }
 
-function open(section: (typeof SECTIONS)[number], backend = new FakeBackend()) {
+function open(section: string, backend = new FakeBackend()) {
   const transport = backend.window();
   const r = renderWithClient(<Routed />, { transport, route: { name: "settings", section } });
   return { ...r, backend, transport };
@@ -23,11 +23,34 @@ describe("Settings page", () => {
     const user = userEvent.setup();
     open("general");
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
-    for (const s of SECTIONS) expect(within(nav).getByTestId(`settings-nav-${s}`)).toBeInTheDocument();
+    await within(nav).findByTestId("settings-nav-web-search"); // the capabilities' pages come with ListToolsets
+    expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toEqual(settingsSections(TOOLSETS).map((s) => `settings-nav-${s}`));
+    expect(settingsSections(TOOLSETS)).toEqual(["providers", "web-search", "knowledge", "mcp", "tools", "permissions", "general", "about"]);
     expect(screen.getByTestId("settings-nav-general")).toHaveAttribute("aria-current", "page");
     await user.click(screen.getByTestId("settings-nav-mcp"));
     expect(screen.getByRole("heading", { level: 2, name: "MCP servers" })).toBeInTheDocument();
     expect(screen.getByTestId("settings-nav-mcp")).toHaveAttribute("aria-current", "page");
+  });
+
+  it("gives a capability's page its place from ListToolsets alone, with the specs of its section", async () => {
+    const backend = new FakeBackend([...SPECS, { key: "notes.folder", type: "string", default: "~/notes", section: "notes" }]);
+    const transport = backend.window();
+    transport.impl.ListToolsets = () => [
+      ...TOOLSETS,
+      { name: "notes", label: "chat:tools.namespace.notes", icon: "book", chat: false, task: false, fixed: false, section: "notes" },
+    ];
+    renderWithClient(<Routed />, { transport, route: { name: "settings", section: "notes" } });
+    const nav = screen.getByRole("navigation", { name: "Settings sections" });
+    await waitFor(() => expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toContain("settings-nav-notes"));
+    const ids = within(nav).getAllByRole("button").map((b) => b.dataset.testid);
+    expect(ids.indexOf("settings-nav-notes")).toBe(ids.indexOf("settings-nav-tools") - 1);
+    expect(await screen.findByTestId("settings-section-notes")).toBeInTheDocument();
+    expect(await screen.findByTestId("setting-notes.folder")).toBeInTheDocument();
+  });
+
+  it("shows General for a page this backend does not have", async () => {
+    open("no-such-page");
+    expect(await screen.findByTestId("settings-section-general")).toBeInTheDocument();
   });
 
   it("moves between sections with the arrow keys", async () => {

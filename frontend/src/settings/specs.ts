@@ -1,28 +1,25 @@
 import type { SettingSpec } from "../api";
-import { isSection, normalizeSection, type SectionId } from "../shell/routes";
+import { sectionOf, type SectionId } from "../shell/routes";
 
 /** Settings the General section lays out by hand; every other spec is rendered generically. */
 export const CUSTOM_KEYS = new Set(["general.language", "general.theme"]);
 
 /** The navigation section a spec belongs to, or null when its section has no page. */
-export function sectionOfSpec(spec: SettingSpec): SectionId | null {
-  const s = (spec.section ?? "").toLowerCase();
-  if (isSection(s)) return s;
-  const n = normalizeSection(s);
-  // normalizeSection falls back to "general" for unknown names; only accept real aliases.
-  return n !== "general" ? n : null;
+export function sectionOfSpec(spec: SettingSpec, sections: readonly SectionId[]): SectionId | null {
+  const s = sectionOf(spec.section);
+  return s !== null && sections.includes(s) ? s : null;
 }
 
 /** Specs shown generically on a section page (General also gets the homeless ones). */
 export function genericSpecs(specs: SettingSpec[], section: SectionId): SettingSpec[] {
-  return specs.filter((s) => !CUSTOM_KEYS.has(s.key) && sectionOfSpec(s) === section);
+  return specs.filter((s) => !CUSTOM_KEYS.has(s.key) && sectionOf(s.section) === section);
 }
 
 /** Specs whose section has no page, grouped by their section name (shown under General). */
-export function orphanSpecs(specs: SettingSpec[]): Map<string, SettingSpec[]> {
+export function orphanSpecs(specs: SettingSpec[], sections: readonly SectionId[]): Map<string, SettingSpec[]> {
   const out = new Map<string, SettingSpec[]>();
   for (const s of specs) {
-    if (CUSTOM_KEYS.has(s.key) || sectionOfSpec(s) !== null) continue;
+    if (CUSTOM_KEYS.has(s.key) || sectionOfSpec(s, sections) !== null) continue;
     const name = s.section || "other";
     out.set(name, [...(out.get(name) ?? []), s]);
   }

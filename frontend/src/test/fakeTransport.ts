@@ -1,21 +1,13 @@
-import type { AppError, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Toolset, Transport } from "../api";
+import type { AppError, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+import { TOOLSETS } from "./backend.generated";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
 import { FakePermissions } from "./fakePermissions";
 
 type Impl = (...args: unknown[]) => unknown;
 
-/** Mirrors backend/service.Capabilities().Toolsets() (ListToolsets). */
-export const TOOLSETS: Toolset[] = [
-  { name: "web", label: "chat:tools.namespace.web", icon: "globe", chat: false, task: false, fixed: false },
-  { name: "kb", label: "chat:tools.namespace.kb", icon: "book", chat: false, task: false, fixed: false },
-  { name: "file", label: "chat:tools.namespace.file", icon: "file", chat: false, task: false, fixed: false },
-  { name: "sandbox", label: "chat:tools.namespace.sandbox", icon: "terminal", chat: false, task: true, fixed: false },
-  { name: "skill", label: "chat:tools.namespace.skill", icon: "sparkle", chat: false, task: false, fixed: false },
-  { name: "location", label: "chat:tools.namespace.location", icon: "pin", chat: false, task: false, fixed: false },
-  { name: "mcp", label: "chat:tools.namespace.mcp", icon: "plug", chat: true, task: true, fixed: false },
-  { name: "meta", label: "chat:tools.namespace.meta", icon: "layers", chat: false, task: false, fixed: true },
-];
+/** What ListToolsets answers: generated from backend/service.Capabilities() (`make gen`). */
+export { TOOLSETS };
 
 /** Mirrors backend/websearch.Providers() (ListSearchProviders). */
 export const SEARCH_PROVIDERS: SearchProviderInfo[] = [
