@@ -47,7 +47,10 @@ type wireEvents struct {
 	// A knowledge base file's ingest state (topic kb:<id>, coalesced).
 	KBFile kb.Progress `event:"kb:file"`
 	// The list of knowledge bases or of a base's files changed (topic kb).
-	KBChanged  struct{} `event:"kb:changed"`
+	KBChanged struct{} `event:"kb:changed"`
+	// A re-embed's progress (topic kb), and the KBs a session attached.
+	KBReembed  kb.ReembedProgress `event:"kb:reembed"`
+	KBAttached kb.SessionKBs      `event:"kb:attached"`
 	ToolsPrefs struct {
 		Name    string `json:"name"`
 		Enabled bool   `json:"enabled"`

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
+	"slices"
+
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/kb"
 )
 
@@ -146,4 +151,101 @@ func (a *App) SearchKB(req kb.SearchRequest) ([]kb.Hit, error) {
 		return nil, err
 	}
 	return s.Search(a.ctx, req)
+}
+
+// AddKBUpload adds a file the window read (a drop or a picker), its content in base64.
+func (a *App) AddKBUpload(id, name, dataBase64 string) (kb.File, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.File{}, err
+	}
+	data, err := base64.StdEncoding.DecodeString(dataBase64)
+	if err != nil {
+		return kb.File{}, apperr.Wrap(err, apperr.KBUploadInvalid, "upload %s", name).WithParam("name", name)
+	}
+	return s.AddUpload(a.ctx, id, name, bytes.NewReader(data))
+}
+
+// AddKBFolder adds a folder's files and remembers the folder; sync keeps it up to date.
+func (a *App) AddKBFolder(id, path string, opt kb.AddOptions, sync bool) (kb.Folder, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.Folder{}, err
+	}
+	return s.AddFolder(a.ctx, id, path, opt, sync)
+}
+
+// ListKBFolders lists the folders of a knowledge base.
+func (a *App) ListKBFolders(id string) ([]kb.Folder, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return nil, err
+	}
+	return s.Folders(a.ctx, id)
+}
+
+// SetKBFolderSync turns a folder's sync on or off.
+func (a *App) SetKBFolderSync(folderID string, sync bool) (kb.Folder, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.Folder{}, err
+	}
+	return s.SetFolderSync(a.ctx, folderID, sync)
+}
+
+// RemoveKBFolder forgets a folder and removes the files that came only from it.
+func (a *App) RemoveKBFolder(folderID string) error {
+	s, err := a.kbs()
+	if err != nil {
+		return err
+	}
+	return s.RemoveFolder(a.ctx, folderID)
+}
+
+// SetKBEmbedding changes the embedding model ("PROVIDER/MODEL", "" for keywords only);
+// the KB re-embeds in the background.
+func (a *App) SetKBEmbedding(id, embedding string) (kb.KB, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.KB{}, err
+	}
+	return s.SetEmbedding(a.ctx, id, embedding)
+}
+
+// SetKBRerank sets the rerank model ("PROVIDER/MODEL", "" for none).
+func (a *App) SetKBRerank(id, rerank string) (kb.KB, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.KB{}, err
+	}
+	return s.SetRerank(a.ctx, id, rerank)
+}
+
+// GetSessionKBs lists the ids of the knowledge bases a session attached.
+func (a *App) GetSessionKBs(sessionID string) ([]string, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return nil, err
+	}
+	return s.SessionKBs(a.ctx, sessionID)
+}
+
+// SetSessionKBs attaches knowledge bases to a session (kb_search searches them by
+// default) and, when there are any, turns the session's kb toolset on.
+func (a *App) SetSessionKBs(sessionID string, kbIDs []string) ([]string, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return nil, err
+	}
+	snap, err := a.s.Chat.GetSession(a.ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.SetSessionKBs(a.ctx, sessionID, kbIDs)
+	if err != nil || len(ids) == 0 || slices.Contains(snap.Session.Toolsets, kb.Name) {
+		return ids, err
+	}
+	ts := append(slices.Clone(snap.Session.Toolsets), kb.Name)
+	_, err = a.s.Chat.UpdateSession(a.ctx, sessionID, chat.SessionPatch{Toolsets: &ts})
+	return ids, err
 }

@@ -162,6 +162,11 @@ const (
 	KBEmbeddingFailed Code = "kb_embedding_failed"
 	KBEmbeddingDims   Code = "kb_embedding_dims"
 
+	// Knowledge base lifecycle: folders, reranking, uploads.
+	KBFolderNotFound Code = "kb_folder_not_found"
+	KBRerankFailed   Code = "kb_rerank_failed"
+	KBUploadInvalid  Code = "kb_upload_invalid"
+
 	// Web search providers and the pages they read (WEB-1, WEB-2).
 	TavilyKeyRequired      Code = "tavily_api_key_required"
 	SearchKeyRequired      Code = "search_api_key_required"
@@ -338,6 +343,10 @@ var catalogue = map[Code]def{
 	KBIngestCancelled: {action: retry},
 	KBEmbeddingFailed: {action: retry},
 	KBEmbeddingDims:   {},
+
+	KBFolderNotFound: {},
+	KBRerankFailed:   {action: retry},
+	KBUploadInvalid:  {},
 
 	TavilyKeyRequired:      {action: openSettings("web-search")},
 	SearchKeyRequired:      {action: openSettings("web-search")},

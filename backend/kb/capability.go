@@ -15,7 +15,7 @@ const Name = "kb"
 
 // Capability declares the toolset: its name, label and icon, the four tools, their
 // instruction (refreshed as KBs and files change) and `cairn kb`. A session with the
-// toolset on reaches every KB: sessions do not pick KBs yet.
+// toolset on searches the KBs it attached (all when it attached none).
 func Capability() capability.Capability {
 	return capability.Capability{
 		Name:     Name,
@@ -31,8 +31,9 @@ func Capability() capability.Capability {
 // OpenEnv starts the KB service on a data directory's services: embeddings go to the
 // user's providers (their base URL and key) on the OpenAI embeddings wire.
 func OpenEnv(ctx context.Context, env capability.Env) (*Service, error) {
+	embedders, rerankers := providerModels(env)
 	return New(ctx, Config{DataDir: env.DataDir, Store: NewSQLStore(env.DB.DB), Bus: env.Bus, Log: env.Log,
-		Embedders: providerEmbedders(env)})
+		Embedders: embedders, Rerankers: rerankers})
 }
 
 func open(ctx context.Context, env capability.Env) (capability.Opened, error) {
@@ -84,24 +85,37 @@ func (r *refresher) stop() {
 	}
 }
 
-// providerEmbedders resolves "PROVIDER/MODEL" through Cairn's providers. The key is
-// read only after the provider service agreed it may go to the provider's base URL.
-func providerEmbedders(env capability.Env) EmbedderFor {
+// providerModels resolves "PROVIDER/MODEL" through Cairn's providers, for embeddings
+// (POST {base}/embeddings) and reranking (POST {base}/rerank). The key is read only after
+// the provider service agreed it may go to the provider's base URL.
+func providerModels(env capability.Env) (EmbedderFor, RerankerFor) {
 	if env.DB == nil || env.Secrets == nil {
-		return nil
+		return nil, nil
 	}
 	providers := llm.NewService(env.DB, readOnlySecrets{env.Secrets}, env.Bus, llm.Options{})
-	return func(ctx context.Context, provider, model string) (Embedder, error) {
+	endpoint := func(ctx context.Context, provider, model string) (string, string, error) {
 		t, err := providers.Resolve(ctx, provider, model)
 		if err != nil {
-			return nil, err
+			return "", "", err
 		}
 		key, _, err := env.Secrets.Get(llm.SecretName(t.Provider.ID))
+		return t.Provider.BaseURL, key, err
+	}
+	embed := func(ctx context.Context, provider, model string) (Embedder, error) {
+		base, key, err := endpoint(ctx, provider, model)
 		if err != nil {
 			return nil, err
 		}
-		return &OpenAIEmbedder{HTTP: providers.HTTPClient(), BaseURL: t.Provider.BaseURL, Key: key, Model: model}, nil
+		return &OpenAIEmbedder{HTTP: providers.HTTPClient(), BaseURL: base, Key: key, Model: model}, nil
 	}
+	rerank := func(ctx context.Context, provider, model string) (Reranker, error) {
+		base, key, err := endpoint(ctx, provider, model)
+		if err != nil {
+			return nil, err
+		}
+		return &HTTPReranker{HTTP: providers.HTTPClient(), BaseURL: base, Key: key, Model: model}, nil
+	}
+	return embed, rerank
 }
 
 // readOnlySecrets lets the provider service read keys; KBs never change them.

@@ -102,6 +102,20 @@ func (s *Service) AddText(ctx context.Context, ref, title, text string) (File, e
 	return s.add(ctx, k, name, "", strings.NewReader(text))
 }
 
+// AddUpload adds a file the window sent (a drop or a picker in a browser, which gives
+// contents, not paths) under its base name.
+func (s *Service) AddUpload(ctx context.Context, ref, name string, r io.Reader) (File, error) {
+	k, err := s.st.KB(ctx, ref)
+	if err != nil {
+		return File{}, err
+	}
+	base := filepath.Base(strings.ReplaceAll(strings.TrimSpace(name), "\\", "/"))
+	if base == "" || base == "." || base == "/" {
+		return File{}, apperr.New(apperr.KBUploadInvalid, "a file needs a name").WithParam("name", name)
+	}
+	return s.add(ctx, k, base, "", r)
+}
+
 // AddPaths adds files and folders (recursively). It returns the files added or already
 // there; a path that cannot be read is an error, a file inside a folder that cannot be
 // read is skipped.

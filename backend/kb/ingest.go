@@ -26,13 +26,31 @@ func (s *Service) run() {
 			continue
 		}
 		if !ok {
-			select {
-			case <-s.ctx.Done():
-			case <-s.wake:
-			}
+			s.idleWork()
 			continue
 		}
 		s.process(f)
+	}
+}
+
+// idleWork runs when no file waits: a batch of a re-embed, else a wait for new work.
+// Re-embedding on the ingest worker's goroutine means no file is being embedded with the
+// old model while a KB switches to the new one.
+func (s *Service) idleWork() {
+	d := s.reembedStep()
+	if d == 0 {
+		return
+	}
+	var timer <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-s.ctx.Done():
+	case <-s.wake:
+	case <-timer:
 	}
 }
 

@@ -56,7 +56,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.hits(ctx, kbs, fuse(kw, vec, k), q)
+	return s.hits(ctx, kbs, s.rerank(ctx, kbs, q, fuse(kw, vec, pool), k), q)
 }
 
 // scope is the KB filter for the keyword query: none when kbs are all the KBs there are,

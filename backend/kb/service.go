@@ -37,6 +37,11 @@ type Config struct {
 	// OnChange is called after a KB or the set of its files changed (the toolset's
 	// instruction names them). Optional.
 	OnChange func()
+	// SyncEvery is how often synced folders are scanned (10 s); negative: only when a
+	// folder is added or its sync turned on.
+	SyncEvery time.Duration
+	// Rerankers resolves a KB's rerank provider and model; nil means no KB may have one.
+	Rerankers RerankerFor
 }
 
 // Service is the knowledge bases of one data directory, with their ingest worker.
@@ -54,6 +59,9 @@ type Service struct {
 	indexes  map[string]*vecIndex
 	current  work
 	lastEmit map[string]time.Time
+
+	reembedFails int // the worker's: failed re-embed batches in a row
+	sync         *syncer
 }
 
 // work is the file the worker is on, with the way to stop it.
@@ -74,6 +82,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Coalesce <= 0 {
 		cfg.Coalesce = 250 * time.Millisecond
 	}
+	if cfg.SyncEvery == 0 {
+		cfg.SyncEvery = 10 * time.Second
+	}
 	if err := cfg.Store.Interrupted(ctx); err != nil {
 		return nil, fmt.Errorf("resume ingest: %w", err)
 	}
@@ -81,13 +92,16 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: wctx, stop: stop, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), indexes: map[string]*vecIndex{}, lastEmit: map[string]time.Time{}}
 	go s.run()
+	s.startSync()
 	return s, nil
 }
 
-// Close stops the worker; a file it was on stays where it was and resumes next time.
+// Close stops the worker and the folder sync; a file the worker was on stays where it
+// was and resumes next time.
 func (s *Service) Close() error {
 	s.stop()
 	<-s.done
+	<-s.sync.done
 	return nil
 }
 
@@ -228,11 +242,23 @@ func (s *Service) Delete(ctx context.Context, ref string) error {
 	return nil
 }
 
-// List is every KB.
-func (s *Service) List(ctx context.Context) ([]KB, error) { return s.st.KBs(ctx) }
+// List is every KB, with the progress of a re-embed under way.
+func (s *Service) List(ctx context.Context) ([]KB, error) {
+	kbs, err := s.st.KBs(ctx)
+	for i := range kbs {
+		kbs[i].Reembed = s.reembedProgress(ctx, kbs[i])
+	}
+	return kbs, err
+}
 
 // Get is one KB by id or name.
-func (s *Service) Get(ctx context.Context, ref string) (KB, error) { return s.st.KB(ctx, ref) }
+func (s *Service) Get(ctx context.Context, ref string) (KB, error) {
+	k, err := s.st.KB(ctx, ref)
+	if err == nil {
+		k.Reembed = s.reembedProgress(ctx, k)
+	}
+	return k, err
+}
 
 // Files lists a KB's files with their ingest state.
 func (s *Service) Files(ctx context.Context, ref string) ([]File, error) {

@@ -59,6 +59,7 @@ type Store interface {
 	FileChunks(ctx context.Context, fileID string, from, to int) ([]Chunk, error)
 	// BlobUsers counts the files of any KB with this content.
 	BlobUsers(ctx context.Context, sha string) (int, error)
+	LifecycleStore
 }
 
 // SQLStore is Store on Cairn's SQLite database (migration kb).
@@ -69,19 +70,22 @@ func NewSQLStore(db *sql.DB) *SQLStore { return &SQLStore{db: db} }
 
 func now() int64 { return time.Now().UnixMilli() }
 
-const kbCols = "id, name, chunk_size, chunk_overlap, embed_provider, embed_model, embed_dims, created_at, updated_at"
+const kbCols = "id, name, chunk_size, chunk_overlap, embed_provider, embed_model, embed_dims, created_at, updated_at, " +
+	"next_embed_provider, next_embed_model, next_embed_dims, rerank_provider, rerank_model"
 
 func scanKB(r interface{ Scan(...any) error }) (KB, error) {
 	var k KB
-	err := r.Scan(&k.ID, &k.Name, &k.ChunkSize, &k.ChunkOverlap, &k.EmbedProvider, &k.EmbedModel, &k.Dims, &k.CreatedAt, &k.UpdatedAt)
+	err := r.Scan(&k.ID, &k.Name, &k.ChunkSize, &k.ChunkOverlap, &k.EmbedProvider, &k.EmbedModel, &k.Dims, &k.CreatedAt, &k.UpdatedAt,
+		&k.NextEmbedProvider, &k.NextEmbedModel, &k.NextDims, &k.RerankProvider, &k.RerankModel)
 	return k, err
 }
 
 func isUnique(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE") }
 
 func (s *SQLStore) CreateKB(ctx context.Context, k KB) error {
-	_, err := s.db.ExecContext(ctx, "INSERT INTO kb_bases ("+kbCols+") VALUES (?,?,?,?,?,?,?,?,?)",
-		k.ID, k.Name, k.ChunkSize, k.ChunkOverlap, k.EmbedProvider, k.EmbedModel, k.Dims, k.CreatedAt, k.UpdatedAt)
+	_, err := s.db.ExecContext(ctx, "INSERT INTO kb_bases ("+kbCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		k.ID, k.Name, k.ChunkSize, k.ChunkOverlap, k.EmbedProvider, k.EmbedModel, k.Dims, k.CreatedAt, k.UpdatedAt,
+		k.NextEmbedProvider, k.NextEmbedModel, k.NextDims, k.RerankProvider, k.RerankModel)
 	if isUnique(err) {
 		return apperr.New(apperr.KBNameTaken, "a knowledge base named %s exists", apperr.Quote(k.Name)).WithParam("name", k.Name)
 	}

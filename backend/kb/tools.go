@@ -26,7 +26,7 @@ const MaxReadChunks = 20
 type SearchArgs struct {
 	Query string   `json:"query" jsonschema:"what to look for: keywords or a question, in any language"`
 	TopK  int      `json:"topK,omitempty" jsonschema:"how many passages to return (default 8, at most 50)"`
-	KBs   []string `json:"kbs,omitempty" jsonschema:"names of the knowledge bases to search; all when empty"`
+	KBs   []string `json:"kbs,omitempty" jsonschema:"names of the knowledge bases to search; when empty, those attached to this conversation, or all when none is"`
 }
 
 // ListFilesArgs are kb_list_files' arguments.
@@ -98,11 +98,29 @@ func (s *Service) searchTool() tools.Entry {
 			return nil
 		},
 		Run: func(ctx context.Context, a SearchArgs, _ func(tools.Progress)) (tools.Result, error) {
-			hits, err := s.Search(ctx, SearchRequest{Query: a.Query, TopK: a.TopK, KBs: a.KBs})
+			refs, attached := a.KBs, false
+			if len(refs) == 0 {
+				refs = s.attached(ctx)
+				attached = len(refs) > 0
+			}
+			kbs, err := s.resolve(ctx, refs)
 			if err != nil {
 				return tools.Result{}, err
 			}
-			return tools.Result{Content: FormatHits(a.Query, hits), Display: display(hits)}, nil
+			d := SearchDisplay{Query: a.Query, KBs: []string{}, Attached: attached, Hits: []Hit{}}
+			for _, k := range kbs {
+				d.KBs = append(d.KBs, k.Name)
+			}
+			if len(kbs) > 0 {
+				ids := make([]string, len(kbs))
+				for i, k := range kbs {
+					ids[i] = k.ID
+				}
+				if d.Hits, err = s.Search(ctx, SearchRequest{Query: a.Query, TopK: a.TopK, KBs: ids}); err != nil {
+					return tools.Result{}, err
+				}
+			}
+			return tools.Result{Content: FormatHits(a.Query, d.Hits), Display: display(d)}, nil
 		},
 	})
 }
@@ -225,7 +243,7 @@ func (s *Service) Instruction(ctx context.Context) string {
 	var b strings.Builder
 	b.WriteString("The user's knowledge bases: search them with kb_search before answering from memory about their " +
 		"contents, read around a passage with kb_read_chunks, and cite the file and position of what you use. " +
-		"Every knowledge base is available in this session.")
+		"When the conversation has knowledge bases attached, kb_search searches those unless you name others.")
 	kbs, err := s.st.KBs(ctx)
 	if err != nil || len(kbs) == 0 {
 		b.WriteString(" There are no knowledge bases yet.")

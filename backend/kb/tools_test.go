@@ -46,8 +46,8 @@ func TestToolsEndToEnd(t *testing.T) {
 	if !strings.Contains(res.Content, "数据库.md") || !strings.Contains(res.Content, "lines") {
 		t.Errorf("kb_search: %s", res.Content)
 	}
-	var hits []Hit
-	if err := json.Unmarshal(res.Display, &hits); err != nil || len(hits) == 0 || hits[0].File != "数据库.md" {
+	var d SearchDisplay
+	if err := json.Unmarshal(res.Display, &d); err != nil || len(d.Hits) == 0 || d.Hits[0].File != "数据库.md" || d.KBs[0] != "manuals" {
 		t.Errorf("kb_search display: %s", res.Display)
 	}
 	if err := byName["kb_search"].ValidateInput(ctx, json.RawMessage(`{"query":"  "}`)); err == nil {

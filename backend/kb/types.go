@@ -10,8 +10,52 @@ type KB struct {
 	EmbedProvider string `json:"embedProvider,omitempty"`
 	EmbedModel    string `json:"embedModel,omitempty"`
 	Dims          int    `json:"dims,omitempty"`
-	CreatedAt     int64  `json:"createdAt"`
-	UpdatedAt     int64  `json:"updatedAt"`
+	// NextEmbedProvider and NextEmbedModel are the model a background re-embed moves the
+	// KB to; searches use Embed* until every chunk has a vector from it.
+	NextEmbedProvider string `json:"nextEmbedProvider,omitempty"`
+	NextEmbedModel    string `json:"nextEmbedModel,omitempty"`
+	NextDims          int    `json:"nextDims,omitempty"`
+	// RerankProvider and RerankModel, when set, reorder hybrid results through the
+	// provider's /rerank endpoint.
+	RerankProvider string `json:"rerankProvider,omitempty"`
+	RerankModel    string `json:"rerankModel,omitempty"`
+	CreatedAt      int64  `json:"createdAt"`
+	UpdatedAt      int64  `json:"updatedAt"`
+	// Reembed is how far a re-embed is (set by the service, not stored).
+	Reembed *ReembedProgress `json:"reembed,omitempty"`
+}
+
+// Reembedding says whether a move to another embedding model is under way.
+func (k KB) Reembedding() bool { return k.NextEmbedModel != "" }
+
+// ReembedProgress is a re-embed's progress: chunks with a vector from the new model out of
+// all; ErrorCode (an apperr code) when the last batch failed (it is tried again).
+type ReembedProgress struct {
+	KBID         string `json:"kbId"`
+	Model        string `json:"model"`
+	Done         int    `json:"done"`
+	Total        int    `json:"total"`
+	Finished     bool   `json:"finished,omitempty"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+}
+
+// Folder is a folder added to a KB; with Sync on, its added, changed and removed files
+// are picked up while Cairn runs.
+type Folder struct {
+	ID        string   `json:"id"`
+	KBID      string   `json:"kbId"`
+	Path      string   `json:"path"`
+	Ignore    []string `json:"ignore"`
+	Sync      bool     `json:"sync"`
+	SyncedAt  int64    `json:"syncedAt,omitempty"`
+	CreatedAt int64    `json:"createdAt"`
+}
+
+// SessionKBs is the payload of kb:attached: the KBs a session searches by default.
+type SessionKBs struct {
+	SessionID string   `json:"sessionId"`
+	KBs       []string `json:"kbs"`
 }
 
 // HasEmbedding says whether the KB's chunks get vectors.
@@ -98,6 +142,8 @@ const (
 	TopicKBs         = "kb"
 	TypeKBsChanged   = "kb:changed"
 	TypeFileProgress = "kb:file"
+	TypeReembed      = "kb:reembed"
+	TypeAttached     = "kb:attached"
 )
 
 // Topic is the topic of one KB's file events.

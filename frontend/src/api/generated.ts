@@ -4,10 +4,14 @@
 
 /** Every method of the facade (main.App): its arguments and what its promise resolves to. */
 export interface Facade {
+  /** AddKBFolder adds a folder's files and remembers the folder; sync keeps it up to date. */
+  AddKBFolder(id: string, path: string, opt: KbAddOptions, sync: boolean): Promise<KbFolder>;
   /** AddKBPaths adds files and folders chosen by the user. */
   AddKBPaths(id: string, paths: string[], opt: KbAddOptions): Promise<KbFile[]>;
   /** AddKBText adds pasted text. */
   AddKBText(id: string, title: string, text: string): Promise<KbFile>;
+  /** AddKBUpload adds a file the window read (a drop or a picker), its content in base64. */
+  AddKBUpload(id: string, name: string, dataBase64: string): Promise<KbFile>;
   /**
    * AnswerElicitation answers a question: accept with the form's content, decline or
    * cancel. The first answer wins; later ones get elicitation_already_answered, and an
@@ -95,6 +99,8 @@ export interface Facade {
   GetMCPServerEnvironment(id: string): Promise<MCPEnvVar[]>;
   /** GetSession returns the session with every message and part, stamped with its topic seq. */
   GetSession(id: string): Promise<ChatSnapshot>;
+  /** GetSessionKBs lists the ids of the knowledge bases a session attached. */
+  GetSessionKBs(sessionID: string): Promise<string[]>;
   /** GetSessionPermissionMode returns a session's permission mode (its own or the default). */
   GetSessionPermissionMode(sessionID: string): Promise<ApprovalSessionMode>;
   /** GetSettings returns every setting with its spec, stamped with the topic seq. */
@@ -117,6 +123,8 @@ export interface Facade {
   ListApprovalAudit(query: ApprovalAuditQuery, limit: number): Promise<ApprovalAuditPage>;
   /** ListKBFiles lists a knowledge base's files with their ingest state. */
   ListKBFiles(id: string): Promise<KbFile[]>;
+  /** ListKBFolders lists the folders of a knowledge base. */
+  ListKBFolders(id: string): Promise<KbFolder[]>;
   /** ListKBs lists the knowledge bases. */
   ListKBs(): Promise<KbKB[]>;
   /**
@@ -179,6 +187,8 @@ export interface Facade {
   ReindexKB(id: string): Promise<void>;
   /** RemoveKBFile removes a file from its knowledge base. */
   RemoveKBFile(fileID: string): Promise<void>;
+  /** RemoveKBFolder forgets a folder and removes the files that came only from it. */
+  RemoveKBFolder(folderID: string): Promise<void>;
   /** RenameKB renames a knowledge base. */
   RenameKB(id: string, name: string): Promise<KbKB>;
   /** RenameSession sets a session's title. */
@@ -219,6 +229,15 @@ export interface Facade {
   SendMessage(sessionID: string, text: string): Promise<ChatSendResult>;
   /** SetKBChunking changes chunk size and overlap; every file is indexed again. */
   SetKBChunking(id: string, size: number, overlap: number): Promise<KbKB>;
+  /**
+   * SetKBEmbedding changes the embedding model ("PROVIDER/MODEL", "" for keywords only);
+   * the KB re-embeds in the background.
+   */
+  SetKBEmbedding(id: string, embedding: string): Promise<KbKB>;
+  /** SetKBFolderSync turns a folder's sync on or off. */
+  SetKBFolderSync(folderID: string, sync: boolean): Promise<KbFolder>;
+  /** SetKBRerank sets the rerank model ("PROVIDER/MODEL", "" for none). */
+  SetKBRerank(id: string, rerank: string): Promise<KbKB>;
   /** SetMCPServerEnabled turns a server on (it connects and its tools appear) or off. */
   SetMCPServerEnabled(id: string, enabled: boolean): Promise<MCPServerView>;
   /**
@@ -233,6 +252,11 @@ export interface Facade {
    * keyring (or the fallback file); a provider's key goes with its provider.
    */
   SetSecret(name: string, value: string): Promise<void>;
+  /**
+   * SetSessionKBs attaches knowledge bases to a session (kb_search searches them by
+   * default) and, when there are any, turns the session's kb toolset on.
+   */
+  SetSessionKBs(sessionID: string, kbIDs: string[]): Promise<string[]>;
   /**
    * SetSessionPermissionMode sets a session's mode (default, acceptEdits, plan,
    * bypassPermissions); "" follows the global default again.
@@ -307,6 +331,9 @@ export interface EventPayloads {
   /** The list of knowledge bases or of a base's files changed (topic kb). */
   "kb:changed": {
   };
+  /** A re-embed's progress (topic kb), and the KBs a session attached. */
+  "kb:reembed": KbReembedProgress;
+  "kb:attached": KbSessionKBs;
   "tools:prefs": {
     name: string;
     enabled: boolean;
@@ -922,6 +949,20 @@ export interface KbFile {
   updatedAt: number;
 }
 
+/**
+ * Folder is a folder added to a KB; with Sync on, its added, changed and removed files
+ * are picked up while Cairn runs.
+ */
+export interface KbFolder {
+  id: string;
+  kbId: string;
+  path: string;
+  ignore: string[];
+  sync: boolean;
+  syncedAt?: number;
+  createdAt: number;
+}
+
 /** Hit is a search result. */
 export interface KbHit {
   kb: string;
@@ -953,8 +994,23 @@ export interface KbKB {
   embedProvider?: string;
   embedModel?: string;
   dims?: number;
+  /**
+   * NextEmbedProvider and NextEmbedModel are the model a background re-embed moves the
+   * KB to; searches use Embed* until every chunk has a vector from it.
+   */
+  nextEmbedProvider?: string;
+  nextEmbedModel?: string;
+  nextDims?: number;
+  /**
+   * RerankProvider and RerankModel, when set, reorder hybrid results through the
+   * provider's /rerank endpoint.
+   */
+  rerankProvider?: string;
+  rerankModel?: string;
   createdAt: number;
   updatedAt: number;
+  /** Reembed is how far a re-embed is (set by the service, not stored). */
+  reembed?: KbReembedProgress;
 }
 
 /** Progress is the payload of a file's progress event on topic kb:<id>. */
@@ -968,11 +1024,31 @@ export interface KbProgress {
   errorCode?: string;
 }
 
+/**
+ * ReembedProgress is a re-embed's progress: chunks with a vector from the new model out of
+ * all; ErrorCode (an apperr code) when the last batch failed (it is tried again).
+ */
+export interface KbReembedProgress {
+  kbId: string;
+  model: string;
+  done: number;
+  total: number;
+  finished?: boolean;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
 /** SearchRequest is a search over some KBs (all when KBs is empty, by id or name). */
 export interface KbSearchRequest {
   query: string;
   topK?: number;
   kbs?: string[];
+}
+
+/** SessionKBs is the payload of kb:attached: the KBs a session searches by default. */
+export interface KbSessionKBs {
+  sessionId: string;
+  kbs: string[];
 }
 
 /** State is where a file is in ingest. */
