@@ -11,6 +11,7 @@ import { settingsApi, SETTINGS_CHANGED, SETTINGS_TOPIC, type SettingsSnapshot } 
 import { RELOAD, TopicStore } from "./store";
 import { systemApi } from "./system";
 import { websearchApi } from "./websearch";
+import { kbApi } from "./kb";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -33,6 +34,7 @@ export function createClient(transport: Transport) {
   const browser = browserApi(transport);
   const images = imagesApi(transport);
   const websearch = websearchApi(transport);
+  const kb = kbApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -55,6 +57,8 @@ export function createClient(transport: Transport) {
     favicons: faviconsApi(transport),
     /** Web search providers and Settings' test search. */
     websearch,
+    /** Knowledge bases, their files and folders, search, sessions' attachments. */
+    kb,
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {

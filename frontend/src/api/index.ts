@@ -18,5 +18,6 @@ export * from "./mcp";
 export * from "./permissions";
 export * from "./images";
 export * from "./websearch";
+export * from "./kb";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Icon } from "../components/Icon";
 
@@ -12,6 +12,8 @@ export interface ComposerProps {
   sendOnEnter: boolean;
   disabled?: boolean;
   placeholder?: string;
+  /** Controls shown in the bar before the hint (the knowledge bases to search). */
+  controls?: ReactNode;
 }
 
 const MAX_HEIGHT = 240;
@@ -21,7 +23,7 @@ const MAX_HEIGHT = 240;
  * Ctrl/⌘+Enter sends and Enter adds a line); Esc stops a running answer. Enter while an
  * input method is composing (Chinese, Japanese…) never sends.
  */
-export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder }: ComposerProps) {
+export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls }: ComposerProps) {
   const { t } = useTranslation("chat");
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
@@ -85,6 +87,7 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
         onKeyDown={onKeyDown}
       />
       <div className="composer__bar">
+        {controls}
         <span id="composer-hint" className="composer__hint">
           {busy ? t("composer.hintStop") : hint}
         </span>

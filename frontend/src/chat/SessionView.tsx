@@ -8,6 +8,7 @@ import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
+import { KbAttach } from "./KbAttach";
 import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
 import { tablesBefore } from "./citations";
@@ -198,6 +199,7 @@ export function SessionView({ id }: { id: string }) {
           sendOnEnter={sendOnEnter}
           onSend={(text) => run(() => client.chat.send(id, text))}
           onStop={() => void run(() => client.chat.stop(id))}
+          controls={<KbAttach sessionId={id} />}
         />
       </div>
 

@@ -16,6 +16,7 @@ import { useSettingsSections } from "./useSections";
 
 // Sections with much code of their own load on first visit.
 const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default: m.McpSection })));
+const KnowledgeSection = lazy(() => import("../knowledge/KnowledgeSection").then((m) => ({ default: m.KnowledgeSection })));
 const PermissionsSection = lazy(() => import("../permissions/PermissionsSection").then((m) => ({ default: m.PermissionsSection })));
 const sectionFallback = <p className="muted" role="status" aria-busy="true" />;
 
@@ -52,6 +53,13 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       );
     case "web-search":
       return <WebSearchSection settings={settings} />;
+    case "knowledge":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <KnowledgeSection />
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+        </Suspense>
+      );
     case "permissions":
       return (
         <Suspense fallback={sectionFallback}>

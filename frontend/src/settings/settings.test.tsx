@@ -64,14 +64,6 @@ describe("Settings page", () => {
     expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
   });
 
-  it.each(["knowledge"] as const)("%s says 'coming soon' instead of showing fake controls", async (section) => {
-    open(section);
-    const soon = await screen.findByTestId(`coming-soon-${section}`);
-    expect(soon).toHaveTextContent("Coming soon in this build");
-    expect(screen.queryByRole("combobox")).toBeNull();
-    expect(screen.queryByRole("textbox")).toBeNull();
-  });
-
   it("permissions shows the backend's mode setting (rules, tester and audit are in src/permissions)", async () => {
     const { backend } = open("permissions");
     const mode = await screen.findByTestId("setting-permissions.defaultMode");

@@ -23,6 +23,8 @@ import { Visible, visibleString } from "./visible";
 import { isSearchAnswer, WebSearchResult } from "./WebSearchResult";
 import { ToolImages } from "./ToolImages";
 import { isFetchCard, WEB_FETCH_TOOLS, WebFetchFailed, WebFetchResult } from "./WebFetchResult";
+import { isKbSearchDisplay } from "../api";
+import { KbSearchResult } from "./KbSearchResult";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -144,7 +146,8 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           )}
           {end && state !== "error" && isSearchAnswer(item.name, end.display) && <WebSearchResult answer={end.display} />}
           {end && state !== "error" && isFetchCard(item.name, end.display) && <WebFetchResult card={end.display} content={end.content} />}
-          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && !isFetchCard(item.name, end.display) && (
+          {end && state !== "error" && isKbSearchDisplay(item.name, end.display) && <KbSearchResult display={end.display} />}
+          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && !isFetchCard(item.name, end.display) && !isKbSearchDisplay(item.name, end.display) && (
             <Result content={end.content} display={end.display} />
           )}
           {end && state === "error" && end.content && (

@@ -1,0 +1,100 @@
+import { useEffect, useId, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { KB_TOPIC, toAppError, useClient, type AppError, type KbSessionKBs, type KnowledgeBase } from "../api";
+import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { useOptionalRouter } from "../shell/router";
+import { Visible } from "../tools/visible";
+
+/**
+ * The composer's knowledge control: which knowledge bases this conversation's kb_search
+ * searches by default. Attaching one turns the conversation's kb toolset on (the backend
+ * does). Kept current from kb:attached and kb:changed, so two windows agree.
+ */
+export function KbAttach({ sessionId }: { sessionId: string }) {
+  const { t } = useTranslation("chat");
+  const client = useClient();
+  const router = useOptionalRouter();
+  const panelId = useId();
+  const [open, setOpen] = useState(false);
+  const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
+  const [attached, setAttached] = useState<string[]>([]);
+  const [error, setError] = useState<AppError | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      Promise.all([client.kb.list(), client.kb.sessionKBs(sessionId)])
+        .then(([l, a]) => {
+          if (!live) return;
+          setKbs(l);
+          setAttached(a);
+        })
+        .catch((e) => live && setError(toAppError(e)));
+    void load();
+    const off = client.transport.subscribe((ev) => {
+      if (ev.topic !== KB_TOPIC) return;
+      if (ev.type === "kb:attached" && (ev.data as KbSessionKBs).sessionId === sessionId) setAttached((ev.data as KbSessionKBs).kbs ?? []);
+      if (ev.type === "kb:changed") void load();
+    });
+    return () => {
+      live = false;
+      off();
+    };
+  }, [client, sessionId]);
+
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener("mousedown", close);
+    return () => document.removeEventListener("mousedown", close);
+  }, [open]);
+
+  const toggle = async (id: string) => {
+    const next = attached.includes(id) ? attached.filter((x) => x !== id) : [...attached, id];
+    setError(null);
+    try {
+      setAttached(await client.kb.setSessionKBs(sessionId, next));
+    } catch (e) {
+      setError(toAppError(e));
+    }
+  };
+  const present = attached.filter((id) => kbs.some((k) => k.id === id));
+  return (
+    <div className="kb-attach" ref={root} onKeyDown={(e) => e.key === "Escape" && open && (e.stopPropagation(), setOpen(false))}>
+      <button
+        type="button"
+        className="btn btn--quiet btn--small"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="kb-attach"
+      >
+        <Icon name="book" size={14} />
+        {present.length > 0 ? t("kb.attachCount", { count: present.length }) : t("kb.attach")}
+      </button>
+      {open && (
+        <div id={panelId} className="kb-attach__panel" role="group" aria-label={t("kb.attachTitle")} data-testid="kb-attach-panel">
+          <p className="kb-attach__title">{t("kb.attachTitle")}</p>
+          <p className="field__help">{t("kb.attachHelp")}</p>
+          {kbs.length === 0 && <p className="muted">{t("kb.attachNone")}</p>}
+          {kbs.map((k) => (
+            <label key={k.id} className="check-label">
+              <input type="checkbox" checked={attached.includes(k.id)} onChange={() => void toggle(k.id)} data-testid={`kb-attach-${k.name}`} />
+              <Visible text={k.name} />
+            </label>
+          ))}
+          {error && <ErrorView error={error} compact />}
+          {router && (
+            <button type="button" className="btn btn--quiet btn--small" onClick={() => router.navigate({ name: "settings", section: "knowledge" })}>
+              {t("kb.manage")}
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

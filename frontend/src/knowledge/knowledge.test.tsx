@@ -1,0 +1,151 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { KbFile, KbHit, KnowledgeBase, Part } from "../api";
+import { applyKbProgress, fileToBase64, hitPosition } from "../api";
+import { FakeTransport } from "../test/fakeTransport";
+import { renderWithClient } from "../test/render";
+import { groupParts, type ToolItem } from "../tools/model";
+import { ToolCard } from "../tools/ToolCard";
+import { KbAttach } from "../chat/KbAttach";
+import { KnowledgeSection } from "./KnowledgeSection";
+import { queryTerms } from "./Highlighted";
+
+const kb = (id: string, name: string, more: Partial<KnowledgeBase> = {}): KnowledgeBase => ({ id, name, chunkSize: 512, chunkOverlap: 64, createdAt: 1, updatedAt: 1, ...more });
+const file = (id: string, name: string, more: Partial<KbFile> = {}): KbFile => ({
+  id, kbId: "k1", name, sha256: "x", size: 10, state: "done", chunks: 2, embedded: 2, createdAt: 1, updatedAt: 1, ...more,
+});
+const hit: KbHit = {
+  kb: "manuals", kbId: "k1", fileId: "f1", file: "guide.pdf", chunkId: 7, index: 3, pageStart: 2, pageEnd: 3,
+  snippet: "Aphids are controlled with soapy water", score: 0.032, via: ["keyword", "vector"],
+};
+
+/** A backend with one KB whose files and search the test scripts. */
+function backend(files: KbFile[]) {
+  const state = { kbs: [kb("k1", "manuals", { embedProvider: "local", embedModel: "bag" })], files };
+  const t = new FakeTransport({
+    ListKBs: () => state.kbs,
+    ListKBFiles: () => state.files,
+    ListKBFolders: () => [],
+    CreateKB: (input: unknown) => {
+      const k = kb("k2", (input as { name: string }).name);
+      state.kbs = [...state.kbs, k];
+      return k;
+    },
+    RetryKBFile: () => undefined,
+    AddKBUpload: (_id: unknown, name: unknown) => file("f9", String(name), { state: "queued" }),
+    SearchKB: () => [hit],
+  });
+  return { t, state };
+}
+
+describe("Knowledge section", () => {
+  it("lists bases and files with their state, shows a failure's reason and retries it", async () => {
+    const { t } = backend([file("f1", "guide.pdf"), file("f2", "broken.pdf", { state: "error", errorCode: "doc_corrupt", errorMessage: "bad xref" })]);
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    expect(await screen.findByTestId("kb-title")).toHaveTextContent("manuals");
+    const rows = await screen.findAllByTestId("kb-file");
+    expect(rows.map((r) => r.getAttribute("data-state"))).toEqual(["done", "error"]);
+    expect(within(rows[0]!).getByTestId("kb-file-state")).toHaveTextContent("Ready");
+    const err = within(rows[1]!).getByTestId("error-view");
+    expect(err).toHaveAttribute("data-error-code", "doc_corrupt");
+    fireEvent.click(within(rows[1]!).getByRole("button", { name: "Retry" }));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "RetryKBFile")?.args).toEqual(["f2"]));
+  });
+
+  it("folds progress events into the list and shows the embedding bar", async () => {
+    const { t } = backend([file("f1", "guide.pdf", { state: "parsing", chunks: 0, embedded: 0 })]);
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    await screen.findByTestId("kb-file");
+    t.emit({ topic: "kb:k1", seq: 1, type: "kb:file", data: { kbId: "k1", fileId: "f1", name: "guide.pdf", state: "embedding", chunks: 8, embedded: 3 } });
+    const row = await screen.findByTestId("kb-file");
+    await waitFor(() => expect(row).toHaveAttribute("data-state", "embedding"));
+    expect(within(row).getByRole("progressbar")).toHaveAttribute("value", "3");
+    expect(row).toHaveTextContent("3 of 8 embedded");
+  });
+
+  it("creates a base, uploads a picked file and runs a search showing source and page", async () => {
+    const user = userEvent.setup();
+    const { t } = backend([]);
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    await screen.findByTestId("kb-title");
+    await user.type(screen.getByTestId("kb-create-name"), "recipes");
+    await user.click(screen.getByTestId("kb-create-submit"));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "CreateKB")?.args).toEqual([{ name: "recipes", embedding: "" }]));
+    await waitFor(() => expect(screen.getByTestId("kb-title")).toHaveTextContent("recipes"));
+
+    await user.upload(screen.getByTestId("kb-file-input"), new File(["hello"], "notes.txt", { type: "text/plain" }));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "AddKBUpload")?.args).toEqual(["k2", "notes.txt", btoa("hello")]));
+
+    await user.type(screen.getByTestId("kb-search-input"), "aphids water");
+    await user.click(screen.getByTestId("kb-search-run"));
+    const res = await screen.findByTestId("kb-hit");
+    expect(res).toHaveTextContent("guide.pdf · p. 2–3");
+    expect(res).toHaveTextContent("found by keywords + meaning");
+    expect(Array.from(res.querySelectorAll("mark")).map((m) => m.textContent)).toEqual(["Aphids", "water"]);
+  });
+});
+
+describe("kb_search tool card", () => {
+  const parts = (display: unknown): Part[] => [
+    { id: "a", messageId: "m", index: 0, round: 0, type: "tool-call", state: "done", createdAt: 1, updatedAt: 1, tool: { callId: "c", name: "kb_search", namespace: "kb", arguments: '{"query":"aphids"}' } },
+    { id: "b", messageId: "m", index: 1, round: 0, type: "tool-result", state: "done", createdAt: 1, updatedAt: 1, tool: { callId: "c", name: "kb_search", content: "[1] …", display, durationMs: 5 } },
+  ];
+  it("names the bases searched and each passage's file and page, its snippet expandable", () => {
+    const item = groupParts(parts({ query: "aphids", kbs: ["manuals"], attached: true, hits: [hit] }))[0] as ToolItem;
+    renderWithClient(<ToolCard item={item} live={false} />, { transport: new FakeTransport(), ready: null });
+    fireEvent.click(within(screen.getByTestId("tool-card")).getByRole("button", { expanded: false }));
+    expect(screen.getByTestId("kb-search-kbs")).toHaveTextContent("Searched manuals (attached to this conversation)");
+    const h = screen.getByTestId("kb-card-hit");
+    expect(h).toHaveTextContent("guide.pdf · p. 2–3");
+    const details = h.querySelector("details")!;
+    expect(details.open).toBe(false);
+    fireEvent.click(h.querySelector("summary")!);
+    expect(details.open).toBe(true);
+    expect(h.querySelector("mark")?.textContent).toBe("Aphids");
+  });
+});
+
+describe("composer knowledge control", () => {
+  it("attaches and detaches bases and follows kb:attached from other windows", async () => {
+    const user = userEvent.setup();
+    let attached: string[] = [];
+    const t = new FakeTransport({
+      ListKBs: () => [kb("k1", "manuals"), kb("k2", "recipes")],
+      GetSessionKBs: () => attached,
+      SetSessionKBs: (_s: unknown, ids: unknown) => (attached = ids as string[]),
+    });
+    renderWithClient(<KbAttach sessionId="s1" />, { transport: t, ready: null });
+    const button = screen.getByTestId("kb-attach");
+    await user.click(button);
+    await user.click(await screen.findByTestId("kb-attach-recipes"));
+    await waitFor(() => expect(button).toHaveTextContent("Knowledge (1)"));
+    expect(t.calls.find((c) => c.method === "SetSessionKBs")?.args).toEqual(["s1", ["k2"]]);
+    t.emit({ topic: "kb", seq: 2, type: "kb:attached", data: { sessionId: "s1", kbs: ["k1", "k2"] } });
+    await waitFor(() => expect(button).toHaveTextContent("Knowledge (2)"));
+    t.emit({ topic: "kb", seq: 3, type: "kb:attached", data: { sessionId: "other", kbs: [] } });
+    expect(button).toHaveTextContent("Knowledge (2)");
+  });
+});
+
+describe("kb helpers", () => {
+  it.each([
+    [{ pageStart: 2, pageEnd: 2 }, { pages: "2" }],
+    [{ pageStart: 2, pageEnd: 4 }, { pages: "2–4" }],
+    [{ lineStart: 5, lineEnd: 9 }, { lines: "5–9" }],
+    [{}, {}],
+  ])("hitPosition(%o)", (h, want) => expect(hitPosition(h)).toEqual(want));
+
+  it("applies progress in place, drops removed files and asks to reload for new ones", () => {
+    const list = [file("f1", "a"), file("f2", "b")];
+    const p = { kbId: "k1", fileId: "f2", name: "b", state: "embedding" as const, chunks: 4, embedded: 1 };
+    expect(applyKbProgress(list, p)?.[1]).toMatchObject({ state: "embedding", embedded: 1 });
+    expect(applyKbProgress(list, { ...p, state: "removed" as never })?.map((f) => f.id)).toEqual(["f1"]);
+    expect(applyKbProgress(list, { ...p, fileId: "new" })).toBeNull();
+  });
+
+  it("reads files as base64 and picks query terms (CJK single characters kept)", async () => {
+    expect(await fileToBase64(new Blob(["héllo"]))).toBe(btoa(unescape(encodeURIComponent("héllo"))));
+    expect(queryTerms("the Aphids, a 数据")).toEqual(["aphids", "the", "数据"]);
+  });
+});
