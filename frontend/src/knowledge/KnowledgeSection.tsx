@@ -101,7 +101,7 @@ function CreateKb({ onCreated }: { onCreated: (k: KnowledgeBase) => void }) {
     void create.run();
   };
   return (
-    <form className="kb__create form-grid" onSubmit={submit} aria-busy={create.busy} data-testid="kb-create">
+    <form className="kb__create" onSubmit={submit} aria-busy={create.busy} data-testid="kb-create">
       <h3 className="group__title">{t("knowledgeBases.createTitle")}</h3>
       <Field id={nameId} label={t("knowledgeBases.name")}>
         <input id={nameId} className="input" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} data-testid="kb-create-name" />
