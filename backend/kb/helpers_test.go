@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,16 @@ type embedServer struct {
 	inputs   atomic.Int32
 	gate     chan struct{}
 	free     int32
+
+	mu      sync.Mutex
+	batches [][]string // the inputs of each request, in arrival order
+}
+
+// seen is the inputs of every request so far.
+func (es *embedServer) seen() [][]string {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return slices.Clone(es.batches)
 }
 
 func newEmbedServer(t *testing.T, dims int) *embedServer {
@@ -63,6 +74,9 @@ func (es *embedServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	es.mu.Lock()
+	es.batches = append(es.batches, req.Input)
+	es.mu.Unlock()
 	if es.gate != nil && n > es.free {
 		select {
 		case <-es.gate:

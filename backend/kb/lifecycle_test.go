@@ -172,7 +172,8 @@ func TestReembedInBackgroundSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	k := f.create("docs", "local/small")
 	for _, name := range []string{"a.md", "b.md", "c.md"} {
-		f.svc.AddText(ctx, k.ID, name, english+"\n\n"+name)
+		// Every chunk's text differs (the heading path names the file).
+		f.svc.AddText(ctx, k.ID, name, strings.Replace(english, "# Gardening notes", "# Gardening notes "+name, 1))
 	}
 	f.idle()
 	total := f.count("SELECT count(*) FROM kb_chunks WHERE kb_id=?", k.ID)
@@ -204,8 +205,15 @@ func TestReembedInBackgroundSurvivesRestart(t *testing.T) {
 		k, _ := f.svc.Get(ctx, k.ID)
 		return k.EmbedModel == "large" && k.NextEmbedModel == "" && k.Dims == 40
 	})
-	if n := int(large.inputs.Load()); n != total {
-		t.Fatalf("new model embedded %d texts for %d chunks: the restart did not resume", n, total)
+	// The batch stored before the restart is not asked for again (a request the closing
+	// service abandoned may still be counted by the server, so counts alone would lie).
+	batches := large.seen()
+	for _, b := range batches[1:] {
+		for _, text := range b {
+			if slices.Contains(batches[0], text) {
+				t.Fatalf("after the restart the new model was asked again for %q: the re-embed did not resume", text)
+			}
+		}
 	}
 	if n := f.count("SELECT count(*) FROM kb_chunks WHERE kb_id=? AND length(vector)=160 AND next_vector IS NULL", k.ID); n != total {
 		t.Fatalf("%d of %d chunks have the new vector", n, total)

@@ -269,6 +269,8 @@ func (s *SQLStore) DropEmbedding(ctx context.Context, kbID string) error {
 		`UPDATE kb_bases SET embed_provider='', embed_model='', embed_dims=0, next_embed_provider='', next_embed_model='',
 			next_embed_dims=0 WHERE id=?`,
 		"UPDATE kb_files SET embedded=0, state=CASE state WHEN 'embedding' THEN 'done' ELSE state END WHERE kb_id=?",
+		// A file paused while embedding has nothing left to embed: it resumes as done would.
+		"UPDATE kb_files SET resume_state='' WHERE kb_id=? AND state='paused' AND resume_state='embedding'",
 	}
 	for _, q := range steps {
 		if _, err := tx.ExecContext(ctx, q, kbID); err != nil {
