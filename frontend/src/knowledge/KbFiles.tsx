@@ -1,3 +1,5 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { useClient, type AppError, type KbFile, type KnowledgeBase } from "../api";
 import { ErrorView } from "../components/ErrorView";
@@ -12,6 +14,30 @@ export function fileError(f: KbFile, kb: KnowledgeBase): AppError {
 }
 
 const RUNNING = new Set(["queued", "parsing", "embedding"]);
+
+/** Above this many files the list renders only the rows in view (a 10,000-file folder). */
+const VIRTUAL_FROM = 150;
+
+/** The file list of a large base: a scrolling box that renders the rows in view. */
+function VirtualFiles({ kb, files, run }: { kb: KnowledgeBase; files: KbFile[]; run: (fn: () => Promise<void>) => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({
+    count: files.length,
+    getScrollElement: () => box.current,
+    estimateSize: () => 36,
+    overscan: 10,
+    getItemKey: (i) => files[i]?.id ?? i,
+  });
+  return (
+    <div ref={box} className="kb__files-scroll" data-testid="kb-files-virtual">
+      <ul className="kb__files" style={{ height: v.getTotalSize(), position: "relative" }}>
+        {v.getVirtualItems().map((item) => (
+          <FileRow key={item.key} kb={kb} file={files[item.index]!} run={run} row={{ index: item.index, start: item.start, measure: v.measureElement }} />
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 /** Each file with its state, a progress bar while it is embedded, its error and a retry. */
 export function KbFiles({ kb, files }: { kb: KnowledgeBase; files: KbFile[] }) {
@@ -44,21 +70,40 @@ export function KbFiles({ kb, files }: { kb: KnowledgeBase; files: KbFile[] }) {
       </div>
       {act.error && <ErrorView error={act.error} compact />}
       {files.length === 0 && <p className="muted">{t("knowledgeBases.files.none")}</p>}
-      <ul className="kb__files">
-        {files.map((f) => (
-          <FileRow key={f.id} kb={kb} file={f} run={(fn) => void act.run(fn)} />
-        ))}
-      </ul>
+      {files.length > VIRTUAL_FROM ? (
+        <VirtualFiles kb={kb} files={files} run={(fn) => void act.run(fn)} />
+      ) : (
+        <ul className="kb__files">
+          {files.map((f) => (
+            <FileRow key={f.id} kb={kb} file={f} run={(fn) => void act.run(fn)} />
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
 
-function FileRow({ kb, file: f, run }: { kb: KnowledgeBase; file: KbFile; run: (fn: () => Promise<void>) => void }) {
+/** Where a row of the virtual list sits, and how it reports its height. */
+interface RowPlace {
+  index: number;
+  start: number;
+  measure: (el: Element | null) => void;
+}
+
+function FileRow({ kb, file: f, run, row }: { kb: KnowledgeBase; file: KbFile; run: (fn: () => Promise<void>) => void; row?: RowPlace }) {
   const { t } = useTranslation("settings");
   const client = useClient();
   const embedding = f.state === "embedding" && f.chunks > 0;
   return (
-    <li className="kb__file" data-testid="kb-file" data-name={f.name} data-state={f.state}>
+    <li
+      className={row ? "kb__file kb__files-row" : "kb__file"}
+      data-testid="kb-file"
+      data-name={f.name}
+      data-state={f.state}
+      data-index={row?.index}
+      ref={row?.measure}
+      style={row ? { transform: `translateY(${row.start}px)` } : undefined}
+    >
       <div className="kb__file-row">
         <Icon name="file" size={14} />
         <span className="kb__file-name">

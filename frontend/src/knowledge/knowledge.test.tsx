@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { KbFile, KbHit, KnowledgeBase, Part } from "../api";
 import { applyKbProgress, fileToBase64, hitPosition } from "../api";
 import { FakeTransport } from "../test/fakeTransport";
@@ -83,6 +83,29 @@ describe("Knowledge section", () => {
     expect(res).toHaveTextContent("guide.pdf · p. 2–3");
     expect(res).toHaveTextContent("found by keywords + meaning");
     expect(Array.from(res.querySelectorAll("mark")).map((m) => m.textContent)).toEqual(["Aphids", "water"]);
+  });
+});
+
+describe("a large knowledge base", () => {
+  it("renders only the rows of a 2,000-file list that are in view", async () => {
+    // jsdom has no layout: the list's box is 480 px high, each row 36 px.
+    vi.spyOn(HTMLElement.prototype, "clientHeight", "get").mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains("kb__files-scroll") ? 480 : 0;
+    });
+    vi.spyOn(HTMLElement.prototype, "clientWidth", "get").mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains("kb__files-scroll") ? 600 : 0;
+    });
+    vi.spyOn(HTMLElement.prototype, "offsetHeight", "get").mockImplementation(function (this: HTMLElement) {
+      return this.dataset.index !== undefined ? 36 : 0;
+    });
+    const many = Array.from({ length: 2000 }, (_, i) => file(`f${i}`, `doc-${String(i).padStart(4, "0")}.md`));
+    const { t } = backend(many);
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    await screen.findByTestId("kb-files-virtual");
+    const rows = await screen.findAllByTestId("kb-file");
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.length).toBeLessThan(60);
+    expect(rows[0]).toHaveAttribute("data-name", "doc-0000.md");
   });
 });
 
