@@ -82,7 +82,9 @@ func (s *Service) AddFolder(ctx context.Context, ref, path string, opt AddOption
 	if err != nil {
 		return Folder{}, err
 	}
-	if err := s.scanFolder(ctx, f); err != nil {
+	err = s.scanFolder(ctx, f)
+	s.changed()
+	if err != nil {
 		return f, err
 	}
 	return s.st.Folder(ctx, f.ID)

@@ -86,6 +86,47 @@ describe("Knowledge section", () => {
   });
 });
 
+describe("re-embedding and synced folders", () => {
+  it("shows a re-embed's progress and follows kb:reembed", async () => {
+    const t = new FakeTransport({
+      ListKBs: () => [kb("k1", "manuals", { embedProvider: "p", embedModel: "old", nextEmbedProvider: "p", nextEmbedModel: "new", reembed: { kbId: "k1", model: "p/new", done: 4, total: 10 } })],
+      ListKBFiles: () => [],
+      ListKBFolders: () => [],
+    });
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    const box = await screen.findByTestId("kb-reembed");
+    expect(box).toHaveTextContent("Re-embedding with p/new: 4 of 10 chunks");
+    t.emit({ topic: "kb", seq: 5, type: "kb:reembed", data: { kbId: "k1", model: "p/new", done: 8, total: 10, errorCode: "kb_embedding_failed", errorMessage: "503" } });
+    await waitFor(() => expect(box).toHaveTextContent("8 of 10 chunks"));
+    expect(within(box).getByTestId("error-view")).toHaveAttribute("data-error-code", "kb_embedding_failed");
+  });
+
+  it("adds a folder by path with its ignore patterns and turns its sync off", async () => {
+    const user = userEvent.setup();
+    let folders = [] as Array<Record<string, unknown>>;
+    const t = new FakeTransport({
+      ListKBs: () => [kb("k1", "manuals")],
+      ListKBFiles: () => [],
+      ListKBFolders: () => folders,
+      AddKBFolder: (_id: unknown, path: unknown, opt: unknown, sync: unknown) => {
+        folders = [{ id: "d1", kbId: "k1", path, ignore: (opt as { ignore: string[] }).ignore, sync, createdAt: 1 }];
+        return folders[0];
+      },
+      SetKBFolderSync: (id: unknown, sync: unknown) => ({ ...folders[0], id, sync }),
+    });
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: null });
+    await user.type(await screen.findByTestId("kb-folder-path"), "/home/me/notes");
+    await user.type(screen.getByLabelText("Ignore patterns"), "*.log, build");
+    await user.click(screen.getByTestId("kb-folder-add"));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "AddKBFolder")?.args).toEqual(["k1", "/home/me/notes", { ignore: ["*.log", "build"] }, true]));
+    t.emit({ topic: "kb", seq: 1, type: "kb:changed", data: {} });
+    const row = await screen.findByTestId("kb-folder");
+    expect(row).toHaveTextContent("/home/me/notes");
+    await user.click(within(row).getByTestId("kb-folder-sync"));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "SetKBFolderSync")?.args).toEqual(["d1", false]));
+  });
+});
+
 describe("a large knowledge base", () => {
   it("renders only the rows of a 2,000-file list that are in view", async () => {
     // jsdom has no layout: the list's box is 480 px high, each row 36 px.
