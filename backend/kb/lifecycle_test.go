@@ -361,6 +361,12 @@ func TestSearchToolSearchesTheSessionsAttachedKBs(t *testing.T) {
 			t.Errorf("%s %s: kbs %v files %v attached %v", c.session, c.args, d.KBs, got, d.Attached)
 		}
 	}
+	// kb_list_files lists the attached KBs' files too.
+	scope := tools.Scope{SessionID: "s1", SessionKind: "chat", Toolsets: []string{Name}, Model: tools.ModelCaps{SupportsTools: true}}
+	out := p.RunBatch(ctx, []tools.Call{{ID: "l", Name: ListFilesToolName, Arguments: `{}`, SessionID: "s1", Scope: scope}}, nil)
+	if c := out[0].Content; !strings.Contains(c, "k.md") || strings.Contains(c, "g.md") {
+		t.Errorf("kb_list_files in s1: %s", c)
+	}
 	// Deleting a KB detaches it.
 	if err := f.svc.Delete(ctx, cook.ID); err != nil {
 		t.Fatal(err)

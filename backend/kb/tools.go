@@ -31,7 +31,7 @@ type SearchArgs struct {
 
 // ListFilesArgs are kb_list_files' arguments.
 type ListFilesArgs struct {
-	KB string `json:"kb,omitempty" jsonschema:"name of a knowledge base; all when empty"`
+	KB string `json:"kb,omitempty" jsonschema:"name of a knowledge base; when empty, those attached to this conversation, or all when none is"`
 }
 
 // FileArgs are kb_file_meta's arguments.
@@ -145,10 +145,10 @@ func FormatHits(q string, hits []Hit) string {
 func (s *Service) listFilesTool() tools.Entry {
 	return tools.Typed(tools.TypedTool[ListFilesArgs]{
 		Name: ListFilesToolName, Namespace: Name,
-		Description: "List the files of a knowledge base (or of all): id, name, state and number of chunks.",
+		Description: "List the files of a knowledge base (or of the conversation's attached ones, or all): id, name, state and number of chunks.",
 		ReadOnly:    true, ConcurrencySafe: true,
 		Run: func(ctx context.Context, a ListFilesArgs, _ func(tools.Progress)) (tools.Result, error) {
-			var refs []string
+			refs := s.attached(ctx)
 			if a.KB != "" {
 				refs = []string{a.KB}
 			}
