@@ -29,6 +29,8 @@ verdict() { # size metrics-line
     row("vector query p95, top 10", metric("vector-p95-ms"), "ms", big ? "≤ 100 ms" : "≤ 15 ms", metric("vector-p95-ms") <= (big ? 100 : 15))
     row("vector recall@10", metric("recall@10"), "", big ? "≥ 0.95" : "1.0", metric("recall@10") >= (big ? 0.95 : 1.0))
     row("hybrid query p95", metric("hybrid-p95-ms"), "ms", big ? "≤ 150 ms" : "≤ 30 ms", metric("hybrid-p95-ms") <= (big ? 150 : 30))
+    printf "| keyword CPU per query p95 (what the query costs on an idle core) | %s ms | | |\n", metric("keyword-cpu-p95-ms")
+    printf "| vector CPU per query p95 (both cores together) | %s ms | | |\n", metric("vector-cpu-p95-ms")
     row("memory for vectors", metric("vector-MB"), "MB", big ? "≤ 1000 MB" : "≤ 350 MB", metric("vector-MB") <= (big ? 1000 : 350))
   }
   END { exit fail }'

@@ -94,6 +94,7 @@ type vecPeer struct {
 	memory string
 	query  func(q []float32) ([]int64, error)
 	times  []time.Duration
+	cpu    []time.Duration // process CPU time per query
 	hits   int
 }
 
@@ -101,6 +102,7 @@ type vecPeer struct {
 type vecRow struct {
 	name          string
 	p50, p95      time.Duration
+	cpu50, cpu95  time.Duration
 	recall        float64
 	memory, build string
 	bytes         int64 // Cairn's block
@@ -121,12 +123,12 @@ func runPeers(data vecData, peers []*vecPeer) error {
 			want[id] = true
 		}
 		for _, p := range peers {
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuNow()
 			got, err := p.query(q)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
-			p.times = append(p.times, time.Since(t0))
+			p.times, p.cpu = append(p.times, time.Since(t0)), append(p.cpu, cpuNow()-c0)
 			for _, id := range got {
 				if want[id] {
 					p.hits++
@@ -307,15 +309,15 @@ func compareVectors(b *testing.B, st *SQLStore, kbID string, pos map[int64]int64
 		b.Fatal(err)
 	}
 	fmt.Printf("\nvectors: %d × %d-d clustered, %d queries, top 10, GOMAXPROCS %d\n", len(data.vecs), data.dims, len(data.queries), runtime.GOMAXPROCS(0))
-	fmt.Printf("| system | p50 | p95 | recall@10 | memory for vectors | load / build |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Printf("| system | p50 | p95 | CPU per query p50 / p95 | recall@10 | memory for vectors | load / build |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	var rows []vecRow
 	for _, p := range peers {
-		r := vecRow{name: p.name, p50: pct(p.times, 50), p95: pct(p.times, 95), recall: float64(p.hits) / float64(10*len(data.queries)), memory: p.memory}
+		r := vecRow{name: p.name, p50: pct(p.times, 50), p95: pct(p.times, 95), cpu50: pct(p.cpu, 50), cpu95: pct(p.cpu, 95), recall: float64(p.hits) / float64(10*len(data.queries)), memory: p.memory}
 		if d, ok := builds[p.name]; ok && d > 0 {
 			r.build = d.Round(time.Millisecond).String()
 		}
 		rows = append(rows, r)
-		fmt.Printf("| %s | %s | %s | %.3f | %s | %s |\n", r.name, ms(r.p50), ms(r.p95), r.recall, r.memory, r.build)
+		fmt.Printf("| %s | %s | %s | %s / %s | %.3f | %s | %s |\n", r.name, ms(r.p50), ms(r.p95), ms(r.cpu50), ms(r.cpu95), r.recall, r.memory, r.build)
 	}
 	rows[0].bytes = x.memory()
 	for _, r := range rows[2:] {
