@@ -100,10 +100,11 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	pos := storeVectors(b, st, k, data)
 	storeTime := time.Since(t0)
 	vec := compareVectors(b, st, k.ID, pos, data)
-	hybrid := benchHybrid(b, svc, st, k, data, fake, kwQueries)
-	zipf, zipfHybrid := benchZipf(b, n, data)
-	fmt.Printf("long-tailed corpus (%d chunks): keyword p50 %s p95 %s, hybrid p50 %s p95 %s\n", n,
-		ms(pct(zipf, 50)), ms(pct(zipf, 95)), ms(pct(zipfHybrid, 50)), ms(pct(zipfHybrid, 95)))
+	hybrid, hybridCPU := benchHybrid(b, svc, st, k, data, fake, kwQueries)
+	zipf, zipfHybrid, zipfHybridCPU := benchZipf(b, n, data)
+	fmt.Printf("long-tailed corpus (%d chunks): keyword p50 %s p95 %s, hybrid p50 %s p95 %s (CPU p95 %s)\n", n,
+		ms(pct(zipf, 50)), ms(pct(zipf, 95)), ms(pct(zipfHybrid, 50)), ms(pct(zipfHybrid, 95)), ms(pct(zipfHybridCPU, 95)))
+	fmt.Printf("hybrid CPU per query p50 %s p95 %s\n", ms(pct(hybridCPU, 50)), ms(pct(hybridCPU, 95)))
 	fmt.Printf("keyword CPU per query p50 %s p95 %s (one core: SQLite runs a query on one)\n", ms(pct(kwCPU, 50)), ms(pct(kwCPU, 95)))
 	fmt.Printf("\n%d chunks: ingest %.1f s, keyword p50 %s p95 %s, vector p50 %s p95 %s (recall@10 %.3f), hybrid p50 %s p95 %s; vectors + codes stored in %.1f s\n",
 		n, ingest.Seconds(), ms(pct(kw, 50)), ms(pct(kw, 95)), ms(vec.p50), ms(vec.p95), vec.recall, ms(pct(hybrid, 50)), ms(pct(hybrid, 95)), storeTime.Seconds())
@@ -117,6 +118,8 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	b.ReportMetric(float64(pct(hybrid, 95).Microseconds())/1000, "hybrid-p95-ms")
 	b.ReportMetric(float64(pct(zipf, 95).Microseconds())/1000, "keyword-zipf-p95-ms")
 	b.ReportMetric(float64(pct(zipfHybrid, 95).Microseconds())/1000, "hybrid-zipf-p95-ms")
+	b.ReportMetric(float64(pct(hybridCPU, 95).Microseconds())/1000, "hybrid-cpu-p95-ms")
+	b.ReportMetric(float64(pct(zipfHybridCPU, 95).Microseconds())/1000, "hybrid-zipf-cpu-p95-ms")
 }
 
 // benchIngest writes n chunks of about 60 words through ReplaceChunks, 500 per file.
@@ -182,7 +185,7 @@ func (e *fixedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, e
 // benchHybrid turns the KB into one with an embedding model and times Service.Search
 // with both retrievers (the first search, which loads the block from SQLite, not
 // counted).
-func benchHybrid(b *testing.B, svc *Service, st *SQLStore, k KB, data vecData, fake *fixedEmbedder, queries []string) []time.Duration {
+func benchHybrid(b *testing.B, svc *Service, st *SQLStore, k KB, data vecData, fake *fixedEmbedder, queries []string) (wall, cpu []time.Duration) {
 	ctx := context.Background()
 	k.EmbedProvider, k.EmbedModel, k.Dims = "local", "fake", data.dims
 	if err := st.UpdateKB(ctx, k); err != nil {
@@ -192,17 +195,16 @@ func benchHybrid(b *testing.B, svc *Service, st *SQLStore, k KB, data vecData, f
 	if _, err := svc.Search(ctx, SearchRequest{Query: "warm", KBs: []string{k.ID}}); err != nil {
 		b.Fatal(err)
 	}
-	var times []time.Duration
 	for i := 0; i < envInt("KB_BENCH_HYBRID", 100); i++ {
 		fake.v = data.queries[i%len(data.queries)]
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuNow()
 		hits, err := svc.Search(ctx, SearchRequest{Query: queries[i%len(queries)], TopK: 10, KBs: []string{k.ID}})
 		if err != nil || len(hits) == 0 {
 			b.Fatalf("hybrid search: %v, %d hits", err, len(hits))
 		}
-		times = append(times, time.Since(t0))
+		wall, cpu = append(wall, time.Since(t0)), append(cpu, cpuNow()-c0)
 	}
-	return times
+	return wall, cpu
 }
 
 // zipfCorpus is text with a long-tailed vocabulary as real prose has (rank-frequency
@@ -241,7 +243,7 @@ func (z *zipfCorpus) text() string {
 // 50 to 2,000 (content words; the most common ones are what stopwords remove) or a
 // two-character Han word of ranks 20 to 500; then hybrid queries of the same kind with
 // the vector set stored on its chunks.
-func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid []time.Duration) {
+func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid, hybridCPU []time.Duration) {
 	ctx := context.Background()
 	db, err := store.OpenPath(ctx, filepath.Join(b.TempDir(), "zipf.db"))
 	if err != nil {
@@ -294,5 +296,6 @@ func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid []time.Duration) {
 		kw = append(kw, time.Since(t0))
 	}
 	storeVectors(b, st, k, data)
-	return kw, benchHybrid(b, svc, st, k, data, fake, queries)
+	hybrid, hybridCPU = benchHybrid(b, svc, st, k, data, fake, queries)
+	return kw, hybrid, hybridCPU
 }
