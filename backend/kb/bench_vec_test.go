@@ -233,12 +233,12 @@ func sqliteVecPeer(ctx context.Context, dir string, data vecData) (*vecPeer, tim
 	return p, build, nil
 }
 
-// cairnPeer is Cairn's index as a search uses it: the block loaded from SQLite,
+// cairnPeer is Cairn's index as a search uses it: the block loaded from the stored codes,
 // int8 candidates, float32 rescoring read from SQLite. pos maps chunk ids to positions.
 func cairnPeer(ctx context.Context, st *SQLStore, kbID string, pos map[int64]int64) (*vecPeer, *vecIndex, time.Duration, error) {
 	t0 := time.Now()
 	x := &vecIndex{}
-	if err := st.Vectors(ctx, kbID, x.add); err != nil {
+	if err := st.Codes(ctx, kbID, x.addCode); err != nil {
 		return nil, nil, 0, err
 	}
 	build := time.Since(t0)

@@ -168,17 +168,22 @@ func (s *Service) vector(ctx context.Context, kbs []KB, q string, limit int) []i
 	return out
 }
 
-// index is a KB's vector block, quantized from the stored vectors the first time it is
-// asked for.
+// index is a KB's vector block, loaded from the stored codes the first time it is asked
+// for; vectors stored before codes existed get theirs first.
 func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if x := s.indexes[kbID]; x != nil {
 		return x, nil
 	}
+	if n, err := s.st.FillCodes(ctx, kbID); err != nil {
+		return nil, fmt.Errorf("fill vector codes: %w", err)
+	} else if n > 0 {
+		s.log.Info("kb: vector codes written for older vectors", "kb", kbID, "count", n)
+	}
 	x := &vecIndex{}
-	if err := s.st.Vectors(ctx, kbID, x.add); err != nil {
-		return nil, fmt.Errorf("load vectors: %w", err)
+	if err := s.st.Codes(ctx, kbID, x.addCode); err != nil {
+		return nil, err
 	}
 	s.indexes[kbID] = x
 	return x, nil

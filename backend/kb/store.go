@@ -50,6 +50,11 @@ type Store interface {
 	SetVectors(ctx context.Context, fileID string, ids []int64, vecs [][]float32) error
 	// Vectors calls fn with every vector of a KB.
 	Vectors(ctx context.Context, kbID string, fn func(id int64, v []float32)) error
+	// FillCodes gives the KB's vectors that have no int8 code one (those stored before
+	// codes were); it returns how many it wrote.
+	FillCodes(ctx context.Context, kbID string) (int, error)
+	// Codes calls fn with every int8 code of a KB (encodeCode's layout).
+	Codes(ctx context.Context, kbID string, fn func(id int64, code []byte)) error
 	// VectorsOf reads the float32 vectors of these chunks (those that have one).
 	VectorsOf(ctx context.Context, ids []int64) (map[int64][]float32, error)
 	// Keyword runs an FTS5 MATCH expression over the chunks of kbIDs (of every KB when
@@ -356,7 +361,8 @@ func (s *SQLStore) SetVectors(ctx context.Context, fileID string, ids []int64, v
 	}
 	defer tx.Rollback()
 	for i, id := range ids {
-		if _, err := tx.ExecContext(ctx, "UPDATE kb_chunks SET vector=? WHERE id=? AND file_id=?", encodeVector(vecs[i]), id, fileID); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE kb_chunks SET vector=?, code=? WHERE id=? AND file_id=?",
+			encodeVector(vecs[i]), encodeCode(vecs[i]), id, fileID); err != nil {
 			return err
 		}
 	}
@@ -415,6 +421,68 @@ func scanIDs(rows *sql.Rows) ([]int64, error) {
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// FillCodes works in batches of 512 rows, one transaction each, so a large KB migrated
+// from before codes does not hold the write lock for long.
+func (s *SQLStore) FillCodes(ctx context.Context, kbID string) (int, error) {
+	total := 0
+	for {
+		n, err := s.fillCodes(ctx, kbID, 512)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+func (s *SQLStore) fillCodes(ctx context.Context, kbID string, batch int) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, "SELECT id, vector FROM kb_chunks WHERE kb_id=? AND vector IS NOT NULL AND code IS NULL LIMIT ?", kbID, batch)
+	if err != nil {
+		return 0, err
+	}
+	codes := map[int64][]byte{}
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		codes[id] = encodeCode(decodeVector(b))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for id, c := range codes {
+		if _, err := tx.ExecContext(ctx, "UPDATE kb_chunks SET code=? WHERE id=?", c, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(codes), tx.Commit()
+}
+
+func (s *SQLStore) Codes(ctx context.Context, kbID string, fn func(id int64, code []byte)) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, code FROM kb_chunks WHERE kb_id=? AND code IS NOT NULL ORDER BY id", kbID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return err
+		}
+		fn(id, b)
+	}
+	return rows.Err()
 }
 
 func (s *SQLStore) VectorsOf(ctx context.Context, ids []int64) (map[int64][]float32, error) {

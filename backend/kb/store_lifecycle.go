@@ -245,7 +245,8 @@ func (s *SQLStore) SwitchEmbedding(ctx context.Context, kbID string) (bool, erro
 		return false, err
 	}
 	steps := []string{
-		"UPDATE kb_chunks SET vector=next_vector, next_vector=NULL WHERE kb_id=?",
+		// the codes go with the old vectors; the next load of the block writes new ones (FillCodes)
+		"UPDATE kb_chunks SET vector=next_vector, code=NULL, next_vector=NULL WHERE kb_id=?",
 		`UPDATE kb_bases SET embed_provider=next_embed_provider, embed_model=next_embed_model, embed_dims=next_embed_dims,
 			next_embed_provider='', next_embed_model='', next_embed_dims=0 WHERE id=? AND next_embed_model<>''`,
 		"UPDATE kb_files SET embedded=chunks WHERE kb_id=?",
@@ -265,7 +266,7 @@ func (s *SQLStore) DropEmbedding(ctx context.Context, kbID string) error {
 	}
 	defer tx.Rollback()
 	steps := []string{
-		"UPDATE kb_chunks SET vector=NULL, next_vector=NULL WHERE kb_id=?",
+		"UPDATE kb_chunks SET vector=NULL, code=NULL, next_vector=NULL WHERE kb_id=?",
 		`UPDATE kb_bases SET embed_provider='', embed_model='', embed_dims=0, next_embed_provider='', next_embed_model='',
 			next_embed_dims=0 WHERE id=?`,
 		"UPDATE kb_files SET embedded=0, state=CASE state WHEN 'embedding' THEN 'done' ELSE state END WHERE kb_id=?",

@@ -2,11 +2,15 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/cairn-app/cairn/backend/store"
 )
 
 func TestDotKernelMatchesGo(t *testing.T) {
@@ -142,6 +146,95 @@ func TestVectorRemoveAndOtherDims(t *testing.T) {
 	}
 }
 
+// TestCodesForVectorsFrom0013 opens a database written at schema 13 (vectors, no codes),
+// migrates it and searches it: the codes are written at the first search and the vector
+// ranking matches exact search.
+func TestCodesForVectorsFrom0013(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	old, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := store.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:13] {
+		if _, err := old.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	data := clustered(r, 400, 32, 5)
+	mustExec(t, old, "PRAGMA user_version = 13")
+	tx, err := old.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, tx, "INSERT INTO kb_bases VALUES ('k1','old',64,8,'local','bag',32,0,0)")
+	mustExec(t, tx, "INSERT INTO kb_files (id,kb_id,name,sha256,size,state,chunks,embedded,created_at,updated_at) VALUES ('f1','k1','old.txt','ab',1,'done',400,400,0,0)")
+	for i, v := range data.vecs {
+		mustExec(t, tx, "INSERT INTO kb_chunks (id,file_id,kb_id,idx,text,vector) VALUES (?,?,?,?,?,?)", i+1, "f1", "k1", i, "chunk", encodeVector(v))
+		mustExec(t, tx, "INSERT INTO kb_fts (rowid,text,cjk) VALUES (?,?,?)", i+1, "chunk", "")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	db, err := store.OpenPath(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var codes int
+	mustScan(t, db.DB, "SELECT count(*) FROM kb_chunks WHERE code IS NOT NULL", &codes)
+	if codes != 0 {
+		t.Fatalf("%d codes before the first search", codes)
+	}
+	fake := &fixedEmbedder{}
+	svc, err := New(ctx, Config{DataDir: t.TempDir(), Store: NewSQLStore(db.DB),
+		Embedders: func(context.Context, string, string) (Embedder, error) { return fake, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	for _, q := range data.queries {
+		fake.v = q
+		hits, err := svc.Search(ctx, SearchRequest{Query: "zzz", TopK: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteTopK(data.vecs, q, 10)
+		for i, h := range hits {
+			if h.ChunkID != want[i]+1 {
+				t.Fatalf("rank %d: chunk %d, want %d", i, h.ChunkID, want[i]+1)
+			}
+		}
+	}
+	mustScan(t, db.DB, "SELECT count(*) FROM kb_chunks WHERE code IS NOT NULL", &codes)
+	if codes != len(data.vecs) {
+		t.Errorf("%d codes after the first search, want %d", codes, len(data.vecs))
+	}
+}
+
+func mustExec(t *testing.T, db interface {
+	Exec(string, ...any) (sql.Result, error)
+}, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func mustScan(t *testing.T, db *sql.DB, q string, dst any) {
+	t.Helper()
+	if err := db.QueryRow(q).Scan(dst); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
 // TestIndexRebuiltAfterRestart searches, restarts the service on the same database and
 // searches again: the index loaded from the stored codes gives the same hits in the same
 // order, keyword and vector alike.
@@ -181,4 +274,68 @@ func TestIndexRebuiltAfterRestart(t *testing.T) {
 			}
 		}
 	}
+	if n := f.count("SELECT count(*) FROM kb_chunks WHERE vector IS NOT NULL AND code IS NULL"); n != 0 {
+		t.Errorf("%d vectors stored without a code", n)
+	}
+}
+
+// TestCodesFollowTheVectors switches a KB to new vectors (as a re-embed does) and then
+// drops them: a code never outlives the vector it was made from.
+func TestCodesFollowTheVectors(t *testing.T) {
+	es := newEmbedServer(t, 16)
+	f := newFixture(t, es)
+	k := f.create("switch", "local/bag")
+	ctx := context.Background()
+	if _, err := f.svc.AddText(ctx, k.ID, "garden.md", english); err != nil {
+		t.Fatal(err)
+	}
+	f.idle()
+	st := NewSQLStore(f.db.DB)
+	chunks, err := st.FileChunks(ctx, firstFileID(t, f.svc, k.ID), 0, 1000)
+	if err != nil || len(chunks) == 0 {
+		t.Fatalf("%d chunks, %v", len(chunks), err)
+	}
+	ids := make([]int64, len(chunks))
+	vecs := make([][]float32, len(chunks))
+	for i, c := range chunks {
+		ids[i], vecs[i] = c.ID, bagVector("other "+c.Text, 16)
+	}
+	if err := st.SetNextVectors(ctx, ids, vecs); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.SwitchEmbedding(ctx, k.ID); err != nil || !ok {
+		t.Fatalf("switch: %v %v", ok, err)
+	}
+	if n, err := st.FillCodes(ctx, k.ID); err != nil || n != len(chunks) {
+		t.Fatalf("FillCodes after the switch wrote %d of %d: %v", n, len(chunks), err)
+	}
+	rows, err := f.db.Query("SELECT vector, code FROM kb_chunks WHERE kb_id=?", k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var v, c []byte
+		if err := rows.Scan(&v, &c); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(c, encodeCode(decodeVector(v))) {
+			t.Fatal("a code does not match its vector after the switch")
+		}
+	}
+	rows.Close()
+	if err := st.DropEmbedding(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count("SELECT count(*) FROM kb_chunks WHERE code IS NOT NULL"); n != 0 {
+		t.Errorf("%d codes left after the vectors were dropped", n)
+	}
+}
+
+func firstFileID(t *testing.T, s *Service, kbID string) string {
+	t.Helper()
+	files, err := s.Files(context.Background(), kbID)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("files: %v", err)
+	}
+	return files[0].ID
 }
