@@ -235,9 +235,10 @@ func sqliteVecPeer(ctx context.Context, dir string, data vecData) (*vecPeer, tim
 
 // cairnPeer is Cairn's index as a search uses it: the block loaded from the stored codes,
 // int8 candidates, float32 rescoring read from SQLite. pos maps chunk ids to positions.
-func cairnPeer(ctx context.Context, st *SQLStore, kbID string, pos map[int64]int64) (*vecPeer, *vecIndex, time.Duration, error) {
+func cairnPeer(ctx context.Context, st *SQLStore, kbID string, pos map[int64]int64, dims int) (*vecPeer, *vecIndex, time.Duration, error) {
 	t0 := time.Now()
 	x := &vecIndex{}
+	x.reserve(len(pos), dims)
 	if err := st.Codes(ctx, kbID, x.addCode); err != nil {
 		return nil, nil, 0, err
 	}
@@ -281,7 +282,7 @@ func compareVectors(b *testing.B, st *SQLStore, kbID string, pos map[int64]int64
 	if want == "" {
 		want = "chromem,sqlitevec,brute"
 	}
-	cairn, x, build, err := cairnPeer(ctx, st, kbID, pos)
+	cairn, x, build, err := cairnPeer(ctx, st, kbID, pos, data.dims)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -182,6 +182,15 @@ func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 		s.log.Info("kb: vector codes written for older vectors", "kb", kbID, "count", n)
 	}
 	x := &vecIndex{}
+	if k, err := s.st.KB(ctx, kbID); err == nil && k.Dims > 0 {
+		if files, err := s.st.Files(ctx, kbID); err == nil {
+			n := 0
+			for _, f := range files {
+				n += f.Embedded
+			}
+			x.reserve(n, k.Dims) // appending would leave up to a quarter of the block unused
+		}
+	}
 	if err := s.st.Codes(ctx, kbID, x.addCode); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -67,6 +68,13 @@ func encodeCode(v []float32) []byte {
 		b[4+i] = byte(x)
 	}
 	return b
+}
+
+// reserve makes room for n vectors of d dimensions before a load.
+func (x *vecIndex) reserve(n, d int) {
+	x.ids = slices.Grow(x.ids, n)
+	x.scales = slices.Grow(x.scales, n)
+	x.codes = slices.Grow(x.codes, n*d)
 }
 
 // add appends a vector; one of another length is left out (it belongs to another model).

@@ -339,3 +339,25 @@ func firstFileID(t *testing.T, s *Service, kbID string) string {
 	}
 	return files[0].ID
 }
+
+// TestIndexLoadIsExactSize checks that a KB's block, loaded from SQLite, holds no unused
+// capacity: at 1M 768-d vectors appending alone left 888 MiB where 744 are needed.
+func TestIndexLoadIsExactSize(t *testing.T) {
+	es := newEmbedServer(t, 48)
+	f := newFixture(t, es)
+	k := f.create("size", "local/bag")
+	ctx := context.Background()
+	if _, err := f.svc.AddText(ctx, k.ID, "garden.md", english); err != nil {
+		t.Fatal(err)
+	}
+	f.idle()
+	f.search(k.ID, "tomatoes")
+	x, err := f.svc.index(ctx, k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(x.ids)
+	if n == 0 || x.memory() != int64(n*48+8*n+4*n) {
+		t.Errorf("%d vectors in %d bytes, want %d", n, x.memory(), n*48+12*n)
+	}
+}
