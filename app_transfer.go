@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"time"
+
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
+	"github.com/cairn-app/cairn/backend/privfile"
 	"github.com/cairn-app/cairn/backend/transfer"
 )
 
@@ -29,4 +34,36 @@ func (a *App) ExportAllSessions(opt transfer.ExportOptions) (transfer.File, erro
 // happened to each.
 func (a *App) ImportConversations(name string, data []byte) (transfer.ImportReport, error) {
 	return a.transfer().Import(a.ctx, name, data)
+}
+
+// CreateBackup writes a backup of the whole data directory for the window to save: a
+// consistent database snapshot, the files, and the keys only with opt.WithKeys (then
+// sealed with opt.Passphrase). Restoring needs no running Cairn: `cairn restore FILE`.
+func (a *App) CreateBackup(opt transfer.BackupOptions) (transfer.File, error) {
+	var buf bytes.Buffer
+	if _, err := transfer.Backup(a.ctx, a.s.DB, a.s.DataDir, a.s.Secrets, "Cairn "+buildinfo.Get().Version, opt, &buf); err != nil {
+		return transfer.File{}, err
+	}
+	name := "cairn-backup-" + time.Now().Format("2006-01-02") + ".zip"
+	return transfer.File{Name: name, MIME: "application/zip", Data: buf.Bytes()}, nil
+}
+
+// SaveFile is SaveTextFile for bytes (a zip, a backup): the desktop's native save dialog,
+// the file private to the user; "" when cancelled.
+func (a *App) SaveFile(defaultName string, data []byte) (string, error) {
+	if a.chooseSavePath == nil {
+		return "", apperr.New(apperr.FileSaveFailed, "save %s: no file dialog here", defaultName).
+			WithParam("path", defaultName).WithParam("message", "only the desktop window saves files; the browser downloads them")
+	}
+	path, err := a.chooseSavePath(defaultName)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
+	}
+	if path == "" {
+		return "", nil
+	}
+	if err := privfile.Write(path, data); err != nil {
+		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save %s", path).WithParam("path", path).WithParam("message", errMessage(err))
+	}
+	return path, nil
 }

@@ -10,6 +10,7 @@ import { secretsApi, SECRETS_CHANGED, SECRETS_TOPIC, type SecretsSnapshot } from
 import { settingsApi, SETTINGS_CHANGED, SETTINGS_TOPIC, type SettingsSnapshot } from "./settings";
 import { RELOAD, TopicStore } from "./store";
 import { systemApi } from "./system";
+import { transferApi } from "./transfer";
 import { websearchApi } from "./websearch";
 import { kbApi } from "./kb";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
@@ -59,6 +60,8 @@ export function createClient(transport: Transport) {
     websearch,
     /** Knowledge bases, their files and folders, search, sessions' attachments. */
     kb,
+    /** Conversation exports and imports, backups (app_transfer.go). */
+    transfer: transferApi(transport),
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */
     sessions,
     stores: {

@@ -31,6 +31,12 @@ export interface Facade {
   CancelKBFile(fileID: string): Promise<void>;
   /** CancelMCPAuthorization stops a sign-in that waits for the browser. */
   CancelMCPAuthorization(id: string): Promise<MCPServerView>;
+  /**
+   * CreateBackup writes a backup of the whole data directory for the window to save: a
+   * consistent database snapshot, the files, and the keys only with opt.WithKeys (then
+   * sealed with opt.Passphrase). Restoring needs no running Cairn: `cairn restore FILE`.
+   */
+  CreateBackup(opt: TransferBackupOptions): Promise<TransferFile>;
   /** CreateKB makes a knowledge base. */
   CreateKB(arg0: KbCreateInput): Promise<KbKB>;
   /** CreateSession starts a new chat or task session. */
@@ -204,6 +210,11 @@ export interface Facade {
   ResumeKB(id: string, fileID: string): Promise<void>;
   /** RetryKBFile indexes one file again (a failed one, or to re-index it). */
   RetryKBFile(fileID: string): Promise<void>;
+  /**
+   * SaveFile is SaveTextFile for bytes (a zip, a backup): the desktop's native save dialog,
+   * the file private to the user; "" when cancelled.
+   */
+  SaveFile(defaultName: string, data: string): Promise<string>;
   /**
    * SaveMCPServer adds (empty id) or edits a server; secret env and header values go to
    * the keyring (an empty secret value keeps the stored one).
@@ -1825,6 +1836,12 @@ export interface ToolsToolState {
   /** prompt tokens of its definition */
   tokens: number;
   enabled: boolean;
+}
+
+/** BackupOptions: keys go in only with WithKeys, and then sealed with Passphrase. */
+export interface TransferBackupOptions {
+  withKeys: boolean;
+  passphrase?: string;
 }
 
 /** ExportOptions says what a Markdown export includes. */

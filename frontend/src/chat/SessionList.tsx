@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, type AppError, type Session, type SessionKind } from "../api";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
+import { ExportMenu } from "./ExportMenu";
 import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
 
@@ -158,6 +159,7 @@ export function SessionList() {
                   )}
                 </button>
                 <span className="session-item__actions">
+                  <ExportMenu sessionId={s.id} title={s.title || t("sidebar.untitled")} />
                   <button
                     type="button"
                     className="icon-btn icon-btn--small"

@@ -18,6 +18,7 @@ const paths = {
   stop: "M7 7h10v10H7Z",
   edit: "M4 20h4L19 9l-4-4L4 16v4ZM14 6l4 4",
   trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",
+  download: "M12 4v11M7 10l5 5 5-5M5 20h14",
   search: "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14ZM20 20l-4-4",
   chevron: "M9 6l6 6-6 6",
   down: "M6 9l6 6 6-6",

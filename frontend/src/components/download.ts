@@ -1,6 +1,7 @@
 import { useCallback } from "react";
 import { useClient } from "../api";
 import { useAppInfo } from "../shell/appInfo";
+import { base64ToBytes, type TransferFile } from "../api/transfer";
 
 /**
  * Offers text as a file to save: a Blob behind a temporary <a download>, for browsers
@@ -46,4 +47,42 @@ export function useSaveText(): (fileName: string, content: string, mimeType?: st
     },
     [client, desktop],
   );
+}
+
+/**
+ * Returns the way this window saves a backend file (an export, a zip, a backup; bytes as
+ * base64): the native dialog on the desktop, a download in a browser.
+ */
+export function useSaveFile(): (file: TransferFile) => Promise<SaveOutcome> {
+  const client = useClient();
+  const desktop = useAppInfo().info?.desktop === true;
+  return useCallback(
+    async (file: TransferFile): Promise<SaveOutcome> => {
+      if (desktop) {
+        const path = await client.transfer.saveFile(file.name, file.data);
+        return path ? { kind: "saved", file: path } : { kind: "cancelled" };
+      }
+      downloadBytes(file.name, base64ToBytes(file.data), file.mime);
+      return { kind: "downloaded", file: file.name };
+    },
+    [client, desktop],
+  );
+}
+
+/** downloadText for bytes. */
+export function downloadBytes(fileName: string, bytes: Uint8Array, mimeType: string): void {
+  const blob = new Blob([bytes as BlobPart], { type: mimeType });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  a.rel = "noopener";
+  a.style.display = "none";
+  document.body.appendChild(a);
+  try {
+    a.click();
+  } finally {
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+  }
 }

@@ -2,6 +2,7 @@ import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { LANGUAGE_KEY, THEME_KEY, type SettingsSnapshot, type SettingSpec } from "../api";
 import { useAppInfo } from "../shell/appInfo";
+import { DataSection } from "./DataSection";
 import { SettingField, SpecFields } from "./SettingField";
 import { genericSpecs, orphanSpecs } from "./specs";
 import { useSettingsSections } from "./useSections";
@@ -50,6 +51,8 @@ export function GeneralSection({ settings }: { settings: SettingsSnapshot }) {
           </div>
         </div>
       </section>
+
+      <DataSection />
 
       <SpecFields title={t("general.more")} specs={more} values={settings.values} />
       {orphans.map(([section, specs]) => (
