@@ -108,3 +108,22 @@ func TestChatAnswersFormsOnTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPCallAnswersFormsOnTheTerminal: `cairn mcp call` of a tool that asks for a form
+// asks it on the terminal, so the call does not wait for a window.
+func TestMCPCallAnswersFormsOnTheTerminal(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	setUpElicitingTool(t, dir)
+	tests := []struct{ stdin, want string }{
+		{"d\n", "User declined"},
+		{"c\n", "User cancelled"},
+		{"f\nAda\n\n\n\n\n\n\n\n\n\n\n\n\n", "Name: Ada"},
+	}
+	for _, tc := range tests {
+		r := run(t, dir, tc.stdin, "mcp", "call", "everything", "trigger-elicitation-request")
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) || !strings.Contains(r.stderr, "everything asks for input") {
+			t.Errorf("answer %q: %+v", tc.stdin, r)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/logring"
 	"github.com/cairn-app/cairn/backend/termtext"
@@ -313,7 +315,14 @@ func mcpCall(ctx context.Context, env *Env, args []string) error {
 	if !json.Valid([]byte(input)) {
 		return usageErr("the arguments are not valid JSON: %s", apperr.Quote(input))
 	}
-	return withServer(ctx, env, pos[0], func(_ *conn, m mcpBackend, id string) error {
+	return withServer(ctx, env, pos[0], func(cn *conn, m mcpBackend, id string) error {
+		// A form the server asks for while the call runs is asked on this terminal (the
+		// call belongs to no session); a window may answer first.
+		attendCtx, stopAttending := context.WithCancel(ctx)
+		defer stopAttending()
+		if err := attendForms(attendCtx, cn, env); err != nil {
+			return err
+		}
 		res, err := m.CallTool(ctx, id, pos[1], json.RawMessage(input), func(p tools.Progress) {
 			if p.Total > 0 {
 				fmt.Fprintf(env.Stderr, "progress %g/%g %s\n", p.Progress, p.Total, termtext.Line(p.Message))
@@ -339,6 +348,16 @@ func mcpCall(ctx context.Context, env *Env, args []string) error {
 		}
 		return nil
 	})
+}
+
+// attendForms answers, on the terminal, the MCP forms that belong to no session until
+// ctx ends.
+func attendForms(ctx context.Context, cn *conn, env *Env) error {
+	term, err := approval.NewTerminalDecider(approval.ApproveAsk, env.Stdin, env.Stderr)
+	if err != nil {
+		return err
+	}
+	return cn.chat().AttendElicitations(ctx, "", elicit.NewTerminalAsker(term, env.Stderr, true), "terminal", env.Stderr)
 }
 
 // printCall prints a call's result: its text and a line per image (where it was saved),

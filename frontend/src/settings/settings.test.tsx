@@ -23,7 +23,7 @@ describe("Settings page", () => {
     const user = userEvent.setup();
     open("general");
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
-    await within(nav).findByTestId("settings-nav-web-search"); // the capabilities' pages come with ListToolsets
+    await within(nav).findByTestId("settings-nav-web-search", {}, { timeout: 5000 }); // the capabilities' pages come with ListToolsets
     expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toEqual(settingsSections(TOOLSETS).map((s) => `settings-nav-${s}`));
     expect(settingsSections(TOOLSETS)).toEqual(["providers", "web-search", "knowledge", "mcp", "tools", "permissions", "general", "about"]);
     expect(screen.getByTestId("settings-nav-general")).toHaveAttribute("aria-current", "page");
@@ -41,16 +41,16 @@ describe("Settings page", () => {
     ];
     renderWithClient(<Routed />, { transport, route: { name: "settings", section: "notes" } });
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
-    await waitFor(() => expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toContain("settings-nav-notes"));
+    await waitFor(() => expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toContain("settings-nav-notes"), { timeout: 5000 });
     const ids = within(nav).getAllByRole("button").map((b) => b.dataset.testid);
     expect(ids.indexOf("settings-nav-notes")).toBe(ids.indexOf("settings-nav-tools") - 1);
-    expect(await screen.findByTestId("settings-section-notes")).toBeInTheDocument();
-    expect(await screen.findByTestId("setting-notes.folder")).toBeInTheDocument();
+    expect(await screen.findByTestId("settings-section-notes", {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByTestId("setting-notes.folder", {}, { timeout: 5000 })).toBeInTheDocument();
   });
 
   it("shows General for a page this backend does not have", async () => {
     open("no-such-page");
-    expect(await screen.findByTestId("settings-section-general")).toBeInTheDocument();
+    expect(await screen.findByTestId("settings-section-general", {}, { timeout: 5000 })).toBeInTheDocument();
   });
 
   it("moves between sections with the arrow keys", async () => {

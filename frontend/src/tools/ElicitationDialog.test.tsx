@@ -131,13 +131,13 @@ describe("ElicitationHost", () => {
         Promise.reject({ code: "elicitation_already_answered", i18nKey: "errors.elicitation_already_answered", params: { window: "terminal" }, message: "" }),
     });
     renderWithClient(<ElicitationHost />, { transport: t, ready: null });
-    const dialog = await screen.findByTestId("elicitation-dialog");
+    const dialog = await screen.findByTestId("elicitation-dialog", {}, { timeout: 5000 });
     const user = userEvent.setup();
     await user.click(within(dialog).getByTestId("elicitation-decline"));
     expect(t.calls.find((c) => c.method === "AnswerElicitation")?.args.slice(0, 3)).toEqual(["el1", "decline", {}]);
-    expect(await screen.findByTestId("elicitation-notice")).toHaveTextContent("already answered in terminal");
+    expect(await screen.findByTestId("elicitation-notice", {}, { timeout: 5000 })).toHaveTextContent("already answered in terminal");
     pending = [];
     act(() => t.emit({ topic: "elicitations", seq: 2, type: "elicitation:answered", data: { ...request(), status: "declined" }, time: 0 }));
-    await waitFor(() => expect(screen.queryByTestId("elicitation-dialog")).toBeNull());
+    await waitFor(() => expect(screen.queryByTestId("elicitation-dialog")).toBeNull(), { timeout: 5000 });
   });
 });
