@@ -249,3 +249,17 @@ func (a *App) SetSessionKBs(sessionID string, kbIDs []string) ([]string, error) 
 	_, err = a.s.Chat.UpdateSession(a.ctx, sessionID, chat.SessionPatch{Toolsets: &ts})
 	return ids, err
 }
+
+// AddKBUploadPart sends one part of a file too large for one call (base64); the first
+// part has no uploadID, the last sets last and adds the file.
+func (a *App) AddKBUploadPart(id, name, uploadID, dataBase64 string, last bool) (kb.UploadResult, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.UploadResult{}, err
+	}
+	data, err := base64.StdEncoding.DecodeString(dataBase64)
+	if err != nil {
+		return kb.UploadResult{}, apperr.Wrap(err, apperr.KBUploadInvalid, "upload %s", name).WithParam("name", name)
+	}
+	return s.UploadPart(a.ctx, id, name, uploadID, data, last)
+}

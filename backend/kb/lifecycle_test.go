@@ -375,3 +375,45 @@ func TestSearchToolSearchesTheSessionsAttachedKBs(t *testing.T) {
 		t.Fatalf("attached after delete: %v", ids)
 	}
 }
+
+func TestUploadInParts(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	k := f.create("notes", "")
+	text := "Owls hunt at night. " + strings.Repeat("Quiet wings. ", 50) + "Voles hide under snow."
+	parts := []string{text[:100], text[100:400], text[400:]}
+	id := ""
+	var got UploadResult
+	for i, p := range parts {
+		var err error
+		got, err = f.svc.UploadPart(ctx, k.ID, "birds/owls.md", id, []byte(p), i == len(parts)-1)
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		if i < len(parts)-1 && (got.File != nil || got.UploadID == "") {
+			t.Fatalf("part %d: %+v", i, got)
+		}
+		id = got.UploadID
+	}
+	if got.File == nil || got.File.Name != "owls.md" || got.File.Size != int64(len(text)) {
+		t.Fatalf("last part: %+v", got)
+	}
+	f.idle()
+	if hits := f.search("notes", "voles snow"); len(hits) != 1 || hits[0].File != "owls.md" {
+		t.Fatalf("search: %+v", hits)
+	}
+	if _, err := f.svc.UploadPart(ctx, k.ID, "x.md", id, []byte("more"), true); err == nil {
+		t.Fatal("a finished upload took another part")
+	}
+	// An unfinished upload is removed when the service closes.
+	if _, err := f.svc.UploadPart(ctx, k.ID, "half.md", "", []byte("half"), false); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(f.dir, "kb", "uploads")); len(entries) != 1 {
+		t.Fatalf("%d files in uploads while one is under way", len(entries))
+	}
+	f.svc.Close()
+	if _, err := os.Stat(filepath.Join(f.dir, "kb", "uploads")); !os.IsNotExist(err) {
+		t.Fatalf("uploads left after close: %v", err)
+	}
+}

@@ -62,6 +62,7 @@ type Service struct {
 
 	reembedFails int // the worker's: failed re-embed batches in a row
 	sync         *syncer
+	up           uploads
 }
 
 // work is the file the worker is on, with the way to stop it.
@@ -91,6 +92,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: wctx, stop: stop, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), indexes: map[string]*vecIndex{}, lastEmit: map[string]time.Time{}}
+	s.clearUploads()
 	go s.run()
 	s.startSync()
 	return s, nil
@@ -102,6 +104,7 @@ func (s *Service) Close() error {
 	s.stop()
 	<-s.done
 	<-s.sync.done
+	s.clearUploads()
 	return nil
 }
 

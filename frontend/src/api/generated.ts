@@ -13,6 +13,11 @@ export interface Facade {
   /** AddKBUpload adds a file the window read (a drop or a picker), its content in base64. */
   AddKBUpload(id: string, name: string, dataBase64: string): Promise<KbFile>;
   /**
+   * AddKBUploadPart sends one part of a file too large for one call (base64); the first
+   * part has no uploadID, the last sets last and adds the file.
+   */
+  AddKBUploadPart(id: string, name: string, uploadID: string, dataBase64: string, last: boolean): Promise<KbUploadResult>;
+  /**
    * AnswerElicitation answers a question: accept with the form's content, decline or
    * cancel. The first answer wins; later ones get elicitation_already_answered, and an
    * accepted content that does not fit the form gets elicitation_answer_invalid (the
@@ -1064,6 +1069,15 @@ export interface KbSessionKBs {
 
 /** State is where a file is in ingest. */
 export type KbState = "queued" | "parsing" | "embedding" | "done" | "error" | "paused";
+
+/**
+ * UploadResult is where an upload in parts stands: its id for the next part, and the file
+ * once the last part is in.
+ */
+export interface KbUploadResult {
+  uploadId: string;
+  file?: KbFile;
+}
 
 /**
  * Dialect is what a provider's API needs beyond the plain OpenAI wire format: whether a

@@ -23,6 +23,12 @@ export interface KbSearchDisplay {
   hits: KbHit[];
 }
 
+/**
+ * The size of one part of a file sent to AddKBUploadPart: its base64 (4/3 of it) stays
+ * well under the 8 MiB request body `cairn serve` takes.
+ */
+export const UPLOAD_PART = 4 << 20;
+
 /** The topic of the list of knowledge bases (kb:changed, kb:reembed, kb:attached). */
 export const KB_TOPIC = "kb";
 /** The topic of one knowledge base's file progress (kb:file). */
@@ -52,7 +58,19 @@ export function kbApi(t: Transport) {
     setRerank: (id: string, spec: string) => t.call<KnowledgeBase>("SetKBRerank", id, spec),
     files: async (id: string): Promise<KbFile[]> => (await t.call<KbFile[] | null>("ListKBFiles", id)) ?? [],
     folders: async (id: string): Promise<KbFolder[]> => (await t.call<KbFolder[] | null>("ListKBFolders", id)) ?? [],
-    upload: async (id: string, file: File, name = file.name) => t.call<KbFile>("AddKBUpload", id, name, await fileToBase64(file)),
+    /** Adds a file by its content: in one call, or in parts when it is larger than one part. */
+    upload: async (id: string, file: Blob, name: string, partSize = UPLOAD_PART): Promise<KbFile> => {
+      if (file.size <= partSize) return t.call<KbFile>("AddKBUpload", id, name, await fileToBase64(file));
+      let uploadId = "";
+      for (let off = 0; ; off += partSize) {
+        const last = off + partSize >= file.size;
+        const part = await fileToBase64(file.slice(off, off + partSize));
+        const r = await t.call<wire.KbUploadResult>("AddKBUploadPart", id, name, uploadId, part, last);
+        uploadId = r.uploadId;
+        if (last && r.file) return r.file;
+        if (last) throw new Error(`upload of ${name} ended without a file`);
+      }
+    },
     addText: (id: string, title: string, text: string) => t.call<KbFile>("AddKBText", id, title, text),
     addFolder: (id: string, path: string, ignore: string[], sync: boolean) => t.call<KbFolder>("AddKBFolder", id, path, { ignore }, sync),
     setFolderSync: (folderId: string, sync: boolean) => t.call<KbFolder>("SetKBFolderSync", folderId, sync),

@@ -208,6 +208,25 @@ describe("kb helpers", () => {
     expect(applyKbProgress(list, { ...p, fileId: "new" })).toBeNull();
   });
 
+  it("sends a file larger than a part in parts and returns the file the last one added", async () => {
+    const parts: unknown[][] = [];
+    const t = new FakeTransport({
+      AddKBUploadPart: (...args: unknown[]) => {
+        parts.push(args);
+        return args[4] ? { uploadId: "u1", file: file("f1", "big.txt") } : { uploadId: "u1" };
+      },
+    });
+    const { client } = renderWithClient(<div />, { transport: t, ready: null });
+    const got = await client.kb.upload("k1", new Blob(["abcdefghij"]), "big.txt", 4);
+    expect(got.id).toBe("f1");
+    expect(parts.map((p) => [p[2], atob(p[3] as string), p[4]])).toEqual([
+      ["", "abcd", false],
+      ["u1", "efgh", false],
+      ["u1", "ij", true],
+    ]);
+    expect(t.count("AddKBUpload")).toBe(0);
+  });
+
   it("reads files as base64 and picks query terms (CJK single characters kept)", async () => {
     expect(await fileToBase64(new Blob(["héllo"]))).toBe(btoa(unescape(encodeURIComponent("héllo"))));
     expect(queryTerms("the Aphids, a 数据")).toEqual(["aphids", "the", "数据"]);
