@@ -208,6 +208,10 @@ const (
 	BackupPassphraseWrong    Code = "backup_passphrase_wrong"
 	RestoreOwnerRunning      Code = "restore_owner_running"
 	RestoreFailed            Code = "restore_failed"
+
+	// MCPRequestFailed: the server refused a resources/* or prompts/* request (its own
+	// words in message; what names the request, e.g. "resources/read demo://x").
+	MCPRequestFailed Code = "mcp_request_failed"
 )
 
 var catalogue = map[Code]def{
@@ -380,4 +384,6 @@ var catalogue = map[Code]def{
 	BackupPassphraseWrong:      {},
 	RestoreOwnerRunning:        {},
 	RestoreFailed:              {},
+
+	MCPRequestFailed: {},
 }

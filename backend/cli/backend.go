@@ -219,6 +219,11 @@ type mcpBackend interface {
 	SignOut(ctx context.Context, id string) (mcp.ServerView, error)
 	// Save is the window's own call too (the server form): `cairn mcp add` and `edit`.
 	Save(ctx context.Context, in mcp.Server) (mcp.ServerView, error)
+	// Resources, prompts (window calls too: the tool card and the composer).
+	Resources(ctx context.Context, id string) (mcp.ResourceList, error)
+	ReadResource(ctx context.Context, id, uri string) ([]mcp.ResourceContent, error)
+	Prompts(ctx context.Context, id string) ([]mcp.PromptInfo, error)
+	GetPrompt(ctx context.Context, id, name string, args map[string]string) (mcp.PromptResult, error)
 }
 
 func (c *conn) mcp() mcpBackend {

@@ -339,3 +339,19 @@ func (r remoteProviders) KeyBackend(ctx context.Context) string {
 
 // RedactError: the owner's answers are redacted already (server.Config.Redact).
 func (r remoteProviders) RedactError(e *apperr.Error) *apperr.Error { return e }
+
+func (r remoteMCP) Resources(ctx context.Context, id string) (out mcp.ResourceList, err error) {
+	return out, r.c.Call(ctx, "ListMCPResources", &out, id)
+}
+
+func (r remoteMCP) ReadResource(ctx context.Context, id, uri string) (out []mcp.ResourceContent, err error) {
+	return out, r.c.Call(ctx, "ReadMCPResource", &out, id, uri)
+}
+
+func (r remoteMCP) Prompts(ctx context.Context, id string) (out []mcp.PromptInfo, err error) {
+	return out, r.c.Call(ctx, "ListMCPPrompts", &out, id)
+}
+
+func (r remoteMCP) GetPrompt(ctx context.Context, id, name string, args map[string]string) (out mcp.PromptResult, err error) {
+	return out, r.c.Call(ctx, "GetMCPPrompt", &out, id, name, args)
+}

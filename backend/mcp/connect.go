@@ -188,6 +188,7 @@ func (m *Manager) newClient(s *server, cfg Server) *mcp.Client {
 			}
 		},
 	}
+	m.onListChanged(s, opts)
 	if m.elicit != nil {
 		// Setting the handler makes go-sdk advertise elicitation (form mode); it checks
 		// the answer against the requested schema and fills in the schema's defaults.

@@ -103,6 +103,8 @@ export interface Facade {
   GetBackendOwner(): Promise<BackendOwner>;
   /** GetMCPLogs returns a server's recent log lines (stderr and Cairn's notes). */
   GetMCPLogs(id: string): Promise<MCPLogLine[]>;
+  /** GetMCPPrompt fills a prompt with its arguments and returns its messages. */
+  GetMCPPrompt(id: string, name: string, args: Record<string, string>): Promise<MCPPromptResult>;
   /**
    * GetMCPServerEnvironment names the environment variables a stdio server starts with
    * (Cairn's default set, and what its configuration sets), never their values.
@@ -138,6 +140,10 @@ export interface Facade {
   ListKBFolders(id: string): Promise<KbFolder[]>;
   /** ListKBs lists the knowledge bases. */
   ListKBs(): Promise<KbKB[]>;
+  /** ListMCPPrompts lists a server's prompts with their arguments (the composer's / menu). */
+  ListMCPPrompts(id: string): Promise<MCPPromptInfo[]>;
+  /** ListMCPResources lists a server's resources and resource templates (connecting it). */
+  ListMCPResources(id: string): Promise<MCPResourceList>;
   /**
    * ListMCPServers returns every server with its status and cached tools, stamped with the
    * topic seq. It never connects.
@@ -188,6 +194,8 @@ export interface Facade {
   ListToolsets(): Promise<CapabilityToolset[]>;
   /** PauseKB pauses a knowledge base's ingest (one file when fileID is set). */
   PauseKB(id: string, fileID: string): Promise<void>;
+  /** ReadMCPResource reads one resource of a server by URI (the tool card's resource links). */
+  ReadMCPResource(id: string, uri: string): Promise<MCPResourceContent[]>;
   /** Ready is called once by every window when its first screen is up. */
   Ready(window: string): Promise<ReadyInfo>;
   /** RefreshMCPServer re-reads a server's tool list now. */
@@ -1301,6 +1309,78 @@ export interface MCPLogLine {
   time: number;
   stream: string;
   text: string;
+}
+
+/** PromptArg is one argument of a prompt (MCP prompt arguments are strings). */
+export interface MCPPromptArg {
+  name: string;
+  title?: string;
+  description?: string;
+  required: boolean;
+}
+
+/** PromptInfo is one prompt a server offers, with the arguments the composer asks for. */
+export interface MCPPromptInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: MCPPromptArg[];
+}
+
+/**
+ * PromptMessage is one message of a got prompt. Text is what the composer inserts: the
+ * text part, an embedded text resource's text, or a one-line description of other parts.
+ */
+export interface MCPPromptMessage {
+  role: string;
+  /** text, image, audio, resource, resource_link */
+  kind: string;
+  text: string;
+  uri?: string;
+}
+
+/** PromptResult is prompts/get's answer. */
+export interface MCPPromptResult {
+  description?: string;
+  messages: MCPPromptMessage[];
+}
+
+/**
+ * ResourceContent is one part of a read resource: text, or a blob (base64, as on the
+ * wire, so the facade's JSON carries it unchanged).
+ */
+export interface MCPResourceContent {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  /** bytes of the text or of the decoded blob */
+  size: number;
+}
+
+/** ResourceInfo is one resource a server lists. */
+export interface MCPResourceInfo {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** ResourceList is what `cairn mcp resources` and the window show of one server. */
+export interface MCPResourceList {
+  resources: MCPResourceInfo[];
+  templates: MCPResourceTemplateInfo[];
+}
+
+/** ResourceTemplateInfo is a URI template (RFC 6570) the server can read resources by. */
+export interface MCPResourceTemplateInfo {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
 }
 
 /** Server is one configured MCP server, as Settings edits it and as it is stored. */
