@@ -8,6 +8,7 @@ import (
 	"html"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync/atomic"
 
 	"github.com/cairn-app/cairn/backend/apperr"
@@ -27,9 +28,17 @@ import (
 // backend. The owner serves the browser UI on a loopback port for as long as this process
 // stays connected (what a `cairn serve` beside the desktop app asks for) and the window
 // loads it from there: its calls and events go over HTTP to that backend, and this process
-// opens nothing of the data directory. The window closes when the owner stops.
+// opens nothing of the data directory. The window closes when the owner stops. Like the
+// owning desktop app it holds Wails' single-instance lock of the data directory, so a
+// later launch brings this window forward and exits instead of opening a second one.
 func attachWindow(ctx context.Context, env *cli.Env, owned *owner.OwnedError, dataDir string, log *slog.Logger) int {
 	who := owned.Info.Describe()
+	var window atomic.Pointer[context.Context]
+	lock := attachedLock(dataDir, &window, log)
+	if handOver(ctx, lock, os.Args[1:]) {
+		fmt.Fprintf(env.Stderr, "cairn: a Cairn window on %s is already open on this data directory: brought it forward\n", who)
+		return 0
+	}
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel() // the owner stops serving this window's port
 	url, done, err := owned.Client.Browser(bctx, server.DefaultAddr)
@@ -47,14 +56,16 @@ func attachWindow(ctx context.Context, env *cli.Env, owned *owner.OwnedError, da
 	log.Info("window attached to the owner's backend", "owner", who)
 	var ownerGone atomic.Pointer[error]
 	err = wails.Run(&options.App{
-		Title:       "Cairn",
-		Width:       1200,
-		Height:      800,
-		MinWidth:    720,
-		MinHeight:   480,
-		Linux:       &linux.Options{Icon: appIcon, ProgramName: "cairn"},
-		AssetServer: &assetserver.Options{Handler: server.SecurityHeaders(attachPage(url))},
+		SingleInstanceLock: lock,
+		Title:              "Cairn",
+		Width:              1200,
+		Height:             800,
+		MinWidth:           720,
+		MinHeight:          480,
+		Linux:              &linux.Options{Icon: appIcon, ProgramName: "cairn"},
+		AssetServer:        &assetserver.Options{Handler: server.SecurityHeaders(attachPage(url))},
 		OnStartup: func(wctx context.Context) {
+			window.Store(&wctx)
 			go func() {
 				select {
 				case err := <-done:
@@ -79,6 +90,24 @@ func attachWindow(ctx context.Context, env *cli.Env, owned *owner.OwnedError, da
 		return 1
 	}
 	return 0
+}
+
+// attachedLock is the single-instance lock of the data directory (the owning desktop
+// app's, see singleInstance) for an attached window: a second launch hands its arguments
+// over and this window comes forward. Nil without a session bus (then a second launch
+// opens a second attached window).
+func attachedLock(dataDir string, window *atomic.Pointer[context.Context], log *slog.Logger) *options.SingleInstanceLock {
+	dir, err := service.ResolveDataDir(dataDir)
+	if err != nil {
+		return nil
+	}
+	return singleInstance(dir, func(args []string) {
+		if wctx := window.Load(); wctx != nil {
+			runtime.WindowUnminimise(*wctx)
+			runtime.WindowShow(*wctx)
+			log.Info("another launch: attached window brought forward", "args", len(args))
+		}
+	})
 }
 
 // attachPage is the window's only page of its own: it goes on at once to the address the

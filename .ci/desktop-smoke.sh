@@ -15,6 +15,10 @@
 #      serve's windows (`cairn doctor` counts its event stream among serve's windows);
 #      SIGTERM closes it and serve runs on; started again, it closes when serve stops
 #      (exit 1, owner_gone).
+#   5. beside `cairn serve`, with a session bus (a dbus-daemon of its own): a second launch
+#      while the attached window is open brings that window forward and exits 0 (Wails'
+#      single-instance lock of the data directory, held by the attached window); serve
+#      still counts one window.
 # After each: no process (app or WebKit helper) is left behind.
 # SMOKE_CASES="3 4" runs only those cases (default: all).
 set -uo pipefail
@@ -91,7 +95,7 @@ stop() {
   [ "$code" = "$want" ] || fail "exit status $code, want $want" "$log"
 }
 
-cases=${SMOKE_CASES:-1 2 3 4}
+cases=${SMOKE_CASES:-1 2 3 4 5}
 # want N: case N is to run.
 want() { [[ " $cases " == *" $1 "* ]]; }
 passed=0
@@ -210,6 +214,48 @@ for _ in $(seq 50); do
 done
 [ -n "$left" ] && { ps -o pid,stat,cmd -p "${left// /,}" >&2; fail "processes left behind:$left"; }
 echo "desktop smoke: beside serve ok (one backend: serve counts the window; it closes when serve stops, exit 1; no process left)"
+passed=$((passed + 1))
+fi
+if want 5; then
+# 5. A second launch beside serve: the attached window comes forward, no second window.
+bus_info=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || fail "no dbus-daemon"
+bus_addr=$(sed -n 1p <<<"$bus_info")
+bus_pid=$(sed -n 2p <<<"$bus_info")
+serve_log="$out/cairn-serve-second.log"
+DBUS_SESSION_BUS_ADDRESS=$bus_addr "$bin" --data-dir "$data/attached" serve >"$serve_log" 2>&1 &
+serve=$!
+trap 'kill $xvfb 2>/dev/null; kill $serve 2>/dev/null; kill $bus_pid 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 300); do grep -q "Cairn is serving at" "$serve_log" && break; sleep 0.1; done
+log="$out/cairn-attached-first.log"
+start "$log" DBUS_SESSION_BUS_ADDRESS="$bus_addr" NO_AT_BRIDGE=1 -- --data-dir "$data/attached"
+wait_for "$log" "window attached to the owner's backend" "the first window did not attach to serve's backend"
+doctor="$out/cairn-doctor-second.log"
+# serve_windows N: doctor says serve owns the directory with N windows (polled for up to 30 s).
+serve_windows() {
+  for _ in $(seq 60); do
+    "$bin" --data-dir "$data/attached" doctor >"$doctor" 2>&1
+    grep -q "cairn serve (PID $serve) owns the data directory since .*; $1 window" "$doctor" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+serve_windows 1 || fail "doctor does not count the attached window" "$doctor"
+second="$out/cairn-attached-second.log"
+DBUS_SESSION_BUS_ADDRESS=$bus_addr NO_AT_BRIDGE=1 timeout 30 "$bin" --data-dir "$data/attached" >"$second" 2>&1
+code=$?
+[ "$code" = 0 ] || fail "the second launch exited with $code, want 0" "$second"
+grep -q "cairn: a Cairn window on cairn serve (PID $serve) is already open on this data directory: brought it forward" "$second" ||
+  fail "the second launch did not hand over to the attached window" "$second"
+grep -q "window attached to the owner's backend" "$second" && fail "the second launch attached a window of its own" "$second"
+wait_for "$log" "another launch: attached window brought forward" "the attached window was not brought forward"
+kill -0 "$app" 2>/dev/null || fail "the attached window quit" "$log"
+serve_windows 1 || fail "serve does not count exactly one window after the second launch" "$doctor"
+screenshot "$out/desktop-attached-second-launch.png"
+stop "$log" 0
+kill -INT "$serve"
+wait "$serve"
+kill "$bus_pid"
+echo "desktop smoke: second launch beside serve ok (it exited 0, the attached window came forward, still one window; no process left)"
 passed=$((passed + 1))
 fi
 echo "$passed passed, 0 failed"
