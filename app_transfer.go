@@ -67,3 +67,23 @@ func (a *App) SaveFile(defaultName string, data []byte) (string, error) {
 	}
 	return path, nil
 }
+
+// RestoreState says whether a restore waits for the next start.
+type RestoreState struct {
+	Pending bool `json:"pending"`
+}
+
+// StageRestore checks a backup (every file, the schema, the database) and stages it: the
+// next start of Cairn swaps it in before it opens anything. Keys stay as they are (`cairn
+// restore` restores them with the passphrase).
+func (a *App) StageRestore(name string, data []byte) (transfer.Manifest, error) {
+	return transfer.StageRestore(a.ctx, name, data, a.s.DataDir)
+}
+
+// GetRestoreState says whether a staged restore waits.
+func (a *App) GetRestoreState() (RestoreState, error) {
+	return RestoreState{Pending: transfer.HasPendingRestore(a.s.DataDir)}, nil
+}
+
+// CancelRestore drops a staged restore.
+func (a *App) CancelRestore() error { return transfer.CancelPendingRestore(a.s.DataDir) }

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/owner"
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/transfer"
 )
 
 // claimWait is how long `serve` and the desktop app wait for commands that hold the data
@@ -25,9 +26,26 @@ func ClaimOwner(ctx context.Context, env *Env, kind string) (*owner.Owner, error
 	if err != nil {
 		return nil, err
 	}
-	return owner.Claim(ctx, dir, kind, claimWait, func() {
-		fmt.Fprintf(env.Stderr, "cairn: waiting for another cairn command to finish with %s…\n", dir)
-	})
+	claim := func() (*owner.Owner, error) {
+		return owner.Claim(ctx, dir, kind, claimWait, func() {
+			fmt.Fprintf(env.Stderr, "cairn: waiting for another cairn command to finish with %s…\n", dir)
+		})
+	}
+	o, err := claim()
+	if err != nil || !transfer.HasPendingRestore(dir) {
+		return o, err
+	}
+	// A restore staged from a window: swapped in while this process holds the directory,
+	// then claimed again (the lock held moved away with the old directory).
+	applied, err := transfer.ApplyPending(dir)
+	o.Close()
+	if err != nil {
+		return nil, err
+	}
+	if applied {
+		fmt.Fprintf(env.Stderr, "cairn: restored the backup staged for %s\n", dir)
+	}
+	return claim()
 }
 
 // Hosting is what an owner answers on its control socket: the facade for commands, and

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/owner"
+	"github.com/cairn-app/cairn/backend/transfer"
 )
 
 // TestSessionsExportImport: a conversation made with `cairn chat` exports as Markdown
@@ -100,5 +103,42 @@ func TestSessionsExportImport(t *testing.T) {
 				t.Fatalf("malformed: %+v", r)
 			}
 		})
+	}
+}
+
+// TestClaimOwnerAppliesStagedRestore: a restore staged from a window is swapped in when
+// the next owner claims the directory, which it then holds as usual.
+func TestClaimOwnerAppliesStagedRestore(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	t.Setenv("LANG", "en_US.UTF-8")
+	a, b := t.TempDir(), t.TempDir()
+	if r := run(t, a, "", "settings", "set", "general.theme", "dark"); r.code != 0 {
+		t.Fatalf("set: %+v", r)
+	}
+	file := filepath.Join(t.TempDir(), "b.zip")
+	if r := run(t, a, "", "backup", file); r.code != 0 {
+		t.Fatalf("backup: %+v", r)
+	}
+	if r := run(t, b, "", "settings", "get", "general.theme"); strings.TrimSpace(r.stdout) == "dark" {
+		t.Fatal("b is dark before the restore")
+	}
+	data, _ := os.ReadFile(file)
+	if _, err := transfer.StageRestore(context.Background(), "b.zip", data, b); err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	o, err := ClaimOwner(context.Background(), &Env{DataDir: b, Stderr: &errb}, owner.KindServe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, ok := owner.ReadInfo(b); !ok || in.PID != os.Getpid() {
+		t.Fatalf("owner after the restore: %+v", in)
+	}
+	o.Close()
+	if !strings.Contains(errb.String(), "restored the backup") || transfer.HasPendingRestore(b) {
+		t.Fatalf("stderr %q", errb.String())
+	}
+	if r := run(t, b, "", "settings", "get", "general.theme"); strings.TrimSpace(r.stdout) != "dark" {
+		t.Fatalf("theme after the restore: %+v", r)
 	}
 }

@@ -184,3 +184,48 @@ func rewriteManifest(t *testing.T, data []byte, manifest string) []byte {
 	zw.Close()
 	return buf.Bytes()
 }
+
+// TestStagedRestore: a window's restore is checked at once (a corrupted backup stages
+// nothing), waits beside the directory, and replaces it whole when applied; the keys in
+// the fallback file stay.
+func TestStagedRestore(t *testing.T) {
+	ctx := context.Background()
+	_, data := backupOf(t, "pw")
+	target := newDir(t)
+	if err := writeUnder(target.dir, "marker.txt", []byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeUnder(target.dir, secrets.FileName, []byte(`{"x":"kept"}`)); err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(data)
+	bad[len(bad)/2] ^= 0xff
+	if _, err := StageRestore(ctx, "bad.zip", bad, target.dir); !apperr.Is(err, apperr.BackupCorrupt) || HasPendingRestore(target.dir) {
+		t.Fatalf("corrupted: %v, pending %v", err, HasPendingRestore(target.dir))
+	}
+	if _, err := StageRestore(ctx, "good.zip", data, target.dir); err != nil || !HasPendingRestore(target.dir) {
+		t.Fatalf("stage: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(target.dir, "marker.txt")); string(b) != "before" {
+		t.Fatal("staging changed the directory")
+	}
+	target.chat.Close()
+	target.db.Close()
+	applied, err := ApplyPending(target.dir)
+	if err != nil || !applied || HasPendingRestore(target.dir) {
+		t.Fatalf("apply: %v %v", applied, err)
+	}
+	if _, err := os.Stat(filepath.Join(target.dir, "marker.txt")); !os.IsNotExist(err) {
+		t.Fatal("the old directory's file is still there")
+	}
+	if b, _ := os.ReadFile(filepath.Join(target.dir, secrets.FileName)); string(b) != `{"x":"kept"}` {
+		t.Fatalf("keys file %q", b)
+	}
+	b := openDir(t, target.dir)
+	if _, err := b.chat.GetSession(ctx, "sess0001"); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := ApplyPending(target.dir); again || err != nil {
+		t.Fatalf("applied twice: %v %v", again, err)
+	}
+}

@@ -67,7 +67,7 @@ func Restore(ctx context.Context, file, dataDir string, opt RestoreOptions) (Res
 		return RestoreReport{}, restoreFailed(dataDir, err)
 	}
 	defer os.RemoveAll(staged) // gone after the swap: renamed into place
-	m, keys, err := unpack(ctx, name, data, staged, opt.Passphrase)
+	m, keys, err := unpack(ctx, name, data, staged, opt.Passphrase, false)
 	if err != nil {
 		return RestoreReport{}, err
 	}
@@ -102,8 +102,8 @@ func errText(err error) string {
 }
 
 // unpack checks a backup and writes it into dir (empty): the database, the files, and
-// returns the opened keys.
-func unpack(ctx context.Context, name string, data []byte, dir, passphrase string) (Manifest, map[string]string, error) {
+// returns the opened keys (none with skipKeys).
+func unpack(ctx context.Context, name string, data []byte, dir, passphrase string, skipKeys bool) (Manifest, map[string]string, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return Manifest{}, nil, corrupt(name, err.Error())
@@ -143,7 +143,7 @@ func unpack(ctx context.Context, name string, data []byte, dir, passphrase strin
 	if err := checkDB(ctx, dir); err != nil {
 		return Manifest{}, nil, corrupt(name, err.Error())
 	}
-	if sealedKeys == nil {
+	if sealedKeys == nil || skipKeys {
 		return m, nil, nil
 	}
 	if passphrase == "" {
@@ -205,10 +205,19 @@ func checkDB(ctx context.Context, dir string) error {
 }
 
 // swap puts staged where dir is: dir moves aside first and is removed once staged is in
-// place (or put back when that fails).
+// place (or put back when that fails). The key file of the secret store's fallback moves
+// along when the backup brings none, so a restore without keys keeps the keys there were.
 func swap(dir, staged string) error {
 	old := ""
 	if _, err := os.Stat(dir); err == nil {
+		keep := filepath.Join(staged, secrets.FileName)
+		if _, err := os.Stat(keep); errors.Is(err, os.ErrNotExist) {
+			if b, err := os.ReadFile(filepath.Join(dir, secrets.FileName)); err == nil {
+				if err := os.WriteFile(keep, b, 0o600); err != nil {
+					return err
+				}
+			}
+		}
 		old = fmt.Sprintf("%s.before-restore-%d", dir, time.Now().UnixNano())
 		if err := os.Rename(dir, old); err != nil {
 			return err

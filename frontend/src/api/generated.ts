@@ -36,6 +36,8 @@ export interface Facade {
   CancelKBFile(fileID: string): Promise<void>;
   /** CancelMCPAuthorization stops a sign-in that waits for the browser. */
   CancelMCPAuthorization(id: string): Promise<MCPServerView>;
+  /** CancelRestore drops a staged restore. */
+  CancelRestore(): Promise<void>;
   /**
    * CreateBackup writes a backup of the whole data directory for the window to save: a
    * consistent database snapshot, the files, and the keys only with opt.WithKeys (then
@@ -110,6 +112,8 @@ export interface Facade {
    * (Cairn's default set, and what its configuration sets), never their values.
    */
   GetMCPServerEnvironment(id: string): Promise<MCPEnvVar[]>;
+  /** GetRestoreState says whether a staged restore waits. */
+  GetRestoreState(): Promise<RestoreState>;
   /** GetSession returns the session with every message and part, stamped with its topic seq. */
   GetSession(id: string): Promise<ChatSnapshot>;
   /** GetSessionKBs lists the ids of the knowledge bases a session attached. */
@@ -292,6 +296,12 @@ export interface Facade {
   SetToolEnabled(name: string, enabled: boolean): Promise<void>;
   /** SignOutMCPServer deletes a remote server's OAuth tokens; it needs a new sign-in. */
   SignOutMCPServer(id: string): Promise<MCPServerView>;
+  /**
+   * StageRestore checks a backup (every file, the schema, the database) and stages it: the
+   * next start of Cairn swaps it in before it opens anything. Keys stay as they are (`cairn
+   * restore` restores them with the passphrase).
+   */
+  StageRestore(name: string, data: string): Promise<TransferManifest>;
   /** StopSession stops the running answer, keeping what arrived. */
   StopSession(sessionID: string): Promise<void>;
   /** TestMCPServer tries a (possibly unsaved) configuration: connect, list tools, disconnect. */
@@ -1816,6 +1826,11 @@ export interface RemoteImage {
   dataUrl: string;
 }
 
+/** RestoreState says whether a restore waits for the next start. */
+export interface RestoreState {
+  pending: boolean;
+}
+
 /** Snapshot is the secrets list for Settings. */
 export interface SecretsSnapshot {
   seq: number;
@@ -1983,6 +1998,20 @@ export interface TransferLabels {
   result?: string;
   error?: string;
   system?: string;
+}
+
+/**
+ * Manifest describes a backup: which schema its database has (a restore refuses a newer
+ * one) and whether it carries keys.
+ */
+export interface TransferManifest {
+  format: string;
+  version: number;
+  schema: number;
+  app?: string;
+  createdAt: number;
+  withKeys: boolean;
+  files: number;
 }
 
 /** Card is what the tool card shows of a read page. */

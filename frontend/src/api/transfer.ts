@@ -16,6 +16,10 @@ export function transferApi(t: Transport) {
     /** data is the file's bytes as base64. */
     importConversations: (name: string, data: string) => t.call<ImportReport>("ImportConversations", name, data),
     createBackup: (opt: BackupOptions) => t.call<TransferFile>("CreateBackup", opt),
+    /** Checks a backup and stages it for the next start (data is base64). */
+    stageRestore: (name: string, data: string) => t.call<wire.TransferManifest>("StageRestore", name, data),
+    restoreState: () => t.call<wire.RestoreState>("GetRestoreState"),
+    cancelRestore: () => t.call<void>("CancelRestore"),
     /** Desktop only: the native save dialog for bytes (base64); "" when cancelled. */
     saveFile: (name: string, data: string) => t.call<string>("SaveFile", name, data),
   };

@@ -1,4 +1,4 @@
-import { useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useClient } from "../api";
 import { bytesToBase64, type ImportReport } from "../api/transfer";
@@ -42,13 +42,7 @@ export function DataSection() {
         <ImportRow />
         <ExportAllRow />
         <BackupRow />
-        <div className="field field--stacked">
-          <span className="field__label">{t("data.restore.label")}</span>
-          <p className="field__help" data-testid="data-restore-help">
-            {t("data.restore.help")}
-          </p>
-          <code className="path">cairn restore FILE</code>
-        </div>
+        <RestoreRow />
       </div>
     </section>
   );
@@ -187,6 +181,69 @@ function BackupRow() {
       </div>
       {act.error && <ErrorView error={act.error} compact onRetry={() => void act.retry()} />}
       <SavedNote outcome={outcome} />
+    </div>
+  );
+}
+
+function RestoreRow() {
+  const { t } = useTranslation("settings");
+  const client = useClient();
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const [pending, setPending] = useState(false);
+  useEffect(() => {
+    let live = true;
+    client.transfer
+      .restoreState()
+      .then((s) => live && setPending(s.pending))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [client]);
+  const stage = useAction(async (file: File) => {
+    const m = await client.transfer.stageRestore(file.name, bytesToBase64(await readBytes(file)));
+    setPending(true);
+    return m;
+  });
+  const cancel = useAction(async () => {
+    await client.transfer.cancelRestore();
+    setPending(false);
+  });
+  return (
+    <div className="field field--stacked">
+      <label className="field__label" htmlFor={id}>
+        {t("data.restore.label")}
+      </label>
+      <p className="field__help">{t("data.restore.help")}</p>
+      <div className="data-transfer__row">
+        <input
+          id={id}
+          ref={input}
+          type="file"
+          accept=".zip,application/zip"
+          disabled={stage.busy}
+          onChange={(e) => {
+            const f = e.currentTarget.files?.[0];
+            if (f) void stage.run(f).finally(() => input.current && (input.current.value = ""));
+          }}
+          data-testid="data-restore-file"
+        />
+      </div>
+      {stage.error && <ErrorView error={stage.error} compact />}
+      {cancel.error && <ErrorView error={cancel.error} compact />}
+      {pending && (
+        <div className="data-transfer__row" role="status" data-testid="data-restore-pending">
+          <span>{t("data.restore.pending")}</span>
+          <button type="button" className="btn btn--small" onClick={() => void cancel.run()} disabled={cancel.busy} data-testid="data-restore-cancel">
+            {t("data.restore.cancel")}
+          </button>
+        </div>
+      )}
+      <p className="field__help" data-testid="data-restore-help">
+        {t("data.restore.cliHelp")}
+      </p>
+      <code className="path">cairn restore FILE</code>
     </div>
   );
 }

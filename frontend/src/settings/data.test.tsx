@@ -79,6 +79,30 @@ describe("Settings → General → Your data", () => {
     transport.impl.ExportAllSessions = () => ({ name: "all.zip", mime: "application/zip", data: btoa("PK") });
     await user.click(screen.getByTestId("data-export-all"));
     await waitFor(() => expect(saved).toEqual(["all.zip"]));
-    expect(screen.getByTestId("data-restore-help")).toHaveTextContent("Quit Cairn");
+    expect(screen.getByTestId("data-restore-help")).toHaveTextContent("quit Cairn");
+  });
+
+  it("stages a restore for the next start and cancels it; a bad backup stages nothing", async () => {
+    const user = userEvent.setup();
+    const { transport } = setup();
+    let pending = false;
+    transport.impl.GetRestoreState = () => ({ pending });
+    transport.impl.CancelRestore = () => {
+      pending = false;
+    };
+    transport.impl.StageRestore = (name) => {
+      if (name === "bad.zip") throw appErr("backup_corrupt", { file: "bad.zip", message: "zip: not a valid zip file" }, "backup bad.zip");
+      pending = true;
+      return { format: "cairn.backup", version: 1, schema: 15, createdAt: 0, withKeys: false, files: 3 };
+    };
+    await user.upload(screen.getByLabelText("Restore"), new File(["x"], "bad.zip"));
+    expect(await screen.findByRole("alert")).toHaveTextContent("The backup bad.zip cannot be read: zip: not a valid zip file. Nothing was changed.");
+    expect(screen.queryByTestId("data-restore-pending")).toBeNull();
+    await user.upload(screen.getByLabelText("Restore"), new File(["PK"], "good.zip"));
+    expect(await screen.findByTestId("data-restore-pending")).toHaveTextContent("A backup will be restored the next time Cairn starts.");
+    expect(transport.calls.filter((c) => c.method === "StageRestore")[1]!.args).toEqual(["good.zip", btoa("PK")]);
+    await user.click(screen.getByTestId("data-restore-cancel"));
+    await waitFor(() => expect(screen.queryByTestId("data-restore-pending")).toBeNull());
+    expect(pending).toBe(false);
   });
 });
