@@ -4,10 +4,8 @@ import (
 	"errors"
 	"os"
 
-	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
-	"github.com/cairn-app/cairn/backend/privfile"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 )
@@ -84,21 +82,7 @@ func (a *App) WindowFocus(window string, focused bool) { a.s.Presence.Set(window
 // returns the path written, or "" when the user cancelled. The file is private to the
 // user (0600): an export may carry secrets.
 func (a *App) SaveTextFile(defaultName, content string) (string, error) {
-	if a.chooseSavePath == nil {
-		return "", apperr.New(apperr.FileSaveFailed, "save %s: no file dialog here", defaultName).
-			WithParam("path", defaultName).WithParam("message", "only the desktop window saves files; the browser downloads them")
-	}
-	path, err := a.chooseSavePath(defaultName)
-	if err != nil {
-		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save dialog").WithParam("path", defaultName).WithParam("message", err.Error())
-	}
-	if path == "" {
-		return "", nil // cancelled
-	}
-	if err := privfile.Write(path, []byte(content)); err != nil {
-		return "", apperr.Wrap(err, apperr.FileSaveFailed, "save %s", path).WithParam("path", path).WithParam("message", errMessage(err))
-	}
-	return path, nil
+	return a.SaveFile(defaultName, []byte(content))
 }
 
 // errMessage is an error without Go's "open /path:" prefix, for a message that already

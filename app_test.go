@@ -224,3 +224,19 @@ func hasKey(t *testing.T, file, dotted string) bool {
 	s, ok := v.(string)
 	return ok && s != ""
 }
+
+// TestSaveFileBytes: an export's bytes (a zip) are saved as they are, private to the user.
+func TestSaveFileBytes(t *testing.T) {
+	dir := t.TempDir()
+	a := &App{ctx: context.Background(), chooseSavePath: func(n string) (string, error) { return filepath.Join(dir, n), nil }}
+	data := []byte("PK\x03\x04\x00\xff binary")
+	path, err := a.SaveFile("all.zip", data)
+	if err != nil || path != filepath.Join(dir, "all.zip") {
+		t.Fatalf("%q %v", path, err)
+	}
+	b, err := os.ReadFile(path)
+	st, _ := os.Stat(path)
+	if err != nil || string(b) != string(data) || st.Mode().Perm() != 0o600 {
+		t.Fatalf("file %q %v", b, err)
+	}
+}

@@ -59,7 +59,7 @@ func skipped(rel string) bool {
 	case "cairn.db", "cairn.db-wal", "cairn.db-shm", "cairn.db-journal", "cairn.lock", "owner.json", "owner.json.tmp", "cairn.sock", secrets.FileName, "logs":
 		return true
 	}
-	return strings.HasPrefix(rel, "logs/")
+	return strings.HasPrefix(rel, "logs/") || rel == "kb/uploads" || strings.HasPrefix(rel, "kb/uploads/") // half-sent uploads
 }
 
 // Backup writes a backup of dataDir to w: a consistent snapshot of the database by
