@@ -77,6 +77,7 @@ func toolInfos(cfg Server, cat catalog, prefs map[string]tools.Pref) []ToolInfo 
 			Enabled: p.Enabled, Approval: p.Approval, NeedsApproval: needsApproval(p, ro),
 		})
 	}
+	out = append(out, resourceReadInfos(cfg, cat, prefs)...)
 	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
@@ -334,5 +335,5 @@ func (m *Manager) entries(cfg Server, cat catalog, prefs map[string]tools.Pref) 
 			},
 		})
 	}
-	return out
+	return append(out, m.resourceReadEntries(cfg, cat, prefs)...)
 }

@@ -104,6 +104,7 @@ func (m *Manager) dial(ctx context.Context, s *server, rc resolved) (*conn, erro
 	if res := c.cs.InitializeResult(); res != nil {
 		c.instr = res.Instructions
 		c.info.ProtocolVersion = res.ProtocolVersion
+		c.info.Resources = res.Capabilities != nil && res.Capabilities.Resources != nil
 		if res.ServerInfo != nil {
 			c.info.Name, c.info.Title, c.info.Version = res.ServerInfo.Name, res.ServerInfo.Title, res.ServerInfo.Version
 		}

@@ -3,12 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -308,4 +311,101 @@ func promptMessage(msg *mcp.PromptMessage) PromptMessage {
 		}
 	}
 	return pm
+}
+
+// ResourceReadTool is the name of the tool Cairn adds to a server that offers resources,
+// so the model can read the resource links its tools return. It lives in the server's
+// namespace as one of its tools: the same switch, per-tool approval choice, permission
+// step and approval dialog as the server's own tools (`cairn mcp approval SERVER
+// resource_read allow`); it is not marked read-only, so by default it asks.
+const ResourceReadTool = "resource_read"
+
+// resourceReadSchema is resource_read's input: the URI of a link or listed resource.
+var resourceReadSchema = json.RawMessage(`{"type":"object","properties":{"uri":{"type":"string","description":"The resource's URI, as a resource link in a tool result gives it"}},"required":["uri"],"additionalProperties":false}`)
+
+// offersResourceRead: the server offers resources and has no tool of that name itself.
+func offersResourceRead(cat catalog) bool {
+	return cat.ServerInfo.Resources && !slices.ContainsFunc(cat.Tools, func(t *mcp.Tool) bool { return t != nil && t.Name == ResourceReadTool })
+}
+
+func resourceReadDescription(server string) string {
+	return fmt.Sprintf("Read a resource of the MCP server %s by its URI: a resource link one of its tools returned, or a resource it lists.", server)
+}
+
+// resourceReadInfos is resource_read's row among the server's tools (Settings → MCP,
+// `cairn mcp tools`), so its switch and approval choice are set like any other's.
+func resourceReadInfos(cfg Server, cat catalog, prefs map[string]tools.Pref) []ToolInfo {
+	if !offersResourceRead(cat) {
+		return nil
+	}
+	p := prefOf(prefs, ResourceReadTool)
+	return []ToolInfo{{
+		Name: ResourceReadTool, WireName: tools.MCPName(cfg.ID, cfg.Name, ResourceReadTool), Title: "Read a resource",
+		Description: resourceReadDescription(cfg.Name), InputSchema: resourceReadSchema,
+		Enabled: p.Enabled, Approval: p.Approval, NeedsApproval: needsApproval(p, false),
+	}}
+}
+
+// resourceReadEntries is the resource_read entry of a server that offers resources (none
+// when it does not, or when one of its own tools already has that name).
+func (m *Manager) resourceReadEntries(cfg Server, cat catalog, prefs map[string]tools.Pref) []tools.Entry {
+	if !offersResourceRead(cat) {
+		return nil
+	}
+	p := prefOf(prefs, ResourceReadTool)
+	id := cfg.ID
+	return []tools.Entry{{
+		Name:           tools.MCPName(cfg.ID, cfg.Name, ResourceReadTool),
+		Namespace:      tools.MCPNamespace(cfg.ID),
+		NamespaceLabel: cfg.Name,
+		Title:          ResourceReadTool,
+		Description:    resourceReadDescription(cfg.Name),
+		SearchHint:     "resource read link uri " + cfg.Name,
+		InputSchema:    resourceReadSchema,
+		Applies:        tools.WhenToolset("mcp"),
+		Approval:       p.Approval,
+		Timeout:        callBackstop(cfg.callTimeout()),
+		Cancellable:    true,
+		Execute: func(ctx context.Context, args json.RawMessage, _ func(tools.Progress)) (tools.Result, error) {
+			var in struct {
+				URI string `json:"uri"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return tools.Result{}, apperr.Wrap(err, apperr.InvalidArgument, "resource_read arguments").WithParam("field", "uri")
+			}
+			contents, err := m.ReadResource(ctx, id, in.URI)
+			if err != nil {
+				return tools.Result{}, err
+			}
+			return readResult(contents), nil
+		},
+	}}
+}
+
+// readResult is what the model reads of a resource: text verbatim, images handed over
+// like a tool's images (the pipeline keeps them as files), other blobs described; the
+// contents, blobs left out, are the card's Display.
+func readResult(contents []ResourceContent) tools.Result {
+	var parts []string
+	var images []tools.Image
+	shown := make([]ResourceContent, len(contents))
+	for i, c := range contents {
+		shown[i] = c
+		switch {
+		case c.Blob == "":
+			parts = append(parts, c.Text)
+		case strings.HasPrefix(c.MIMEType, "image/"):
+			b, _ := base64.StdEncoding.DecodeString(c.Blob)
+			images = append(images, tools.Image{MIMEType: c.MIMEType, Data: b})
+			shown[i].Blob = ""
+		default:
+			parts = append(parts, fmt.Sprintf("[resource %s %s, %d bytes]", c.URI, c.MIMEType, c.Size))
+			shown[i].Blob = ""
+		}
+	}
+	out := tools.Result{Content: strings.Join(parts, "\n\n"), Images: images}
+	if b, err := json.Marshal(map[string]any{"resource": shown}); err == nil && len(b) <= maxDisplay {
+		out.Display = b
+	}
+	return out
 }

@@ -214,6 +214,8 @@ type ServerInfo struct {
 	// ProbedAt (Unix ms) is when Cairn last offered server/discover to this server; see
 	// LegacyProtocolVersion.
 	ProbedAt int64 `json:"probedAt,omitempty"`
+	// Resources: the server offers resources (so its tools get a resource_read companion).
+	Resources bool `json:"resources,omitempty"`
 }
 
 // queryServers runs selectFrom (a SELECT … FROM a table with a server_id column) for

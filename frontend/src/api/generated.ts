@@ -1439,6 +1439,8 @@ export interface MCPServerInfo {
    * LegacyProtocolVersion.
    */
   probedAt?: number;
+  /** Resources: the server offers resources (so its tools get a resource_read companion). */
+  resources?: boolean;
 }
 
 /**
