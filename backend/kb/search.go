@@ -169,19 +169,40 @@ func (s *Service) vector(ctx context.Context, kbs []KB, q string, limit int) []i
 }
 
 // index is a KB's vector block, loaded from the stored codes the first time it is asked
-// for; vectors stored before codes existed get theirs first.
+// for; vectors stored before codes existed get theirs first. The load (seconds at 1M
+// vectors) holds only the block's own lock, not s.mu, so progress events and other KBs
+// go on meanwhile; searches of this KB wait for it. It runs on the service's context, so
+// the search that started it going away does not fail the others waiting.
 func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if x := s.indexes[kbID]; x != nil {
-		return x, nil
+	x := s.indexes[kbID]
+	if x == nil {
+		x = &vecIndex{}
+		s.indexes[kbID] = x // ingest adds to it from now on, after the load
 	}
+	s.mu.Unlock()
+	x.load.Do(func() {
+		x.mu.Lock()
+		x.loadErr = s.loadIndex(s.ctx, kbID, x)
+		x.mu.Unlock()
+		if x.loadErr != nil { // the next search tries again
+			s.mu.Lock()
+			if s.indexes[kbID] == x {
+				delete(s.indexes, kbID)
+			}
+			s.mu.Unlock()
+		}
+	})
+	return x, x.loadErr
+}
+
+// loadIndex fills an empty block from the stored codes, with x.mu held.
+func (s *Service) loadIndex(ctx context.Context, kbID string, x *vecIndex) error {
 	if n, err := s.st.FillCodes(ctx, kbID); err != nil {
-		return nil, fmt.Errorf("fill vector codes: %w", err)
+		return fmt.Errorf("fill vector codes: %w", err)
 	} else if n > 0 {
 		s.log.Info("kb: vector codes written for older vectors", "kb", kbID, "count", n)
 	}
-	x := &vecIndex{}
 	if k, err := s.st.KB(ctx, kbID); err == nil && k.Dims > 0 {
 		if files, err := s.st.Files(ctx, kbID); err == nil {
 			n := 0
@@ -192,10 +213,9 @@ func (s *Service) index(ctx context.Context, kbID string) (*vecIndex, error) {
 		}
 	}
 	if err := s.st.Codes(ctx, kbID, x.addCode); err != nil {
-		return nil, err
+		return fmt.Errorf("load vector codes: %w", err)
 	}
-	s.indexes[kbID] = x
-	return x, nil
+	return nil
 }
 
 type fused struct {

@@ -16,11 +16,13 @@ import (
 // every core for candidates and rescores those with the float32 vectors from SQLite,
 // which holds the truth; the block is rebuilt from the stored codes.
 type vecIndex struct {
-	mu     sync.RWMutex
-	dims   int
-	ids    []int64
-	codes  []int8    // row r is codes[r*dims:(r+1)*dims]
-	scales []float32 // codes of row r times scales[r] approximate its normalized vector
+	load    sync.Once // Service.index fills the block once
+	loadErr error
+	mu      sync.RWMutex
+	dims    int
+	ids     []int64
+	codes   []int8    // row r is codes[r*dims:(r+1)*dims]
+	scales  []float32 // codes of row r times scales[r] approximate its normalized vector
 }
 
 func normalize(v []float32) []float32 {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cairn-app/cairn/backend/store"
@@ -359,5 +360,61 @@ func TestIndexLoadIsExactSize(t *testing.T) {
 	n := len(x.ids)
 	if n == 0 || x.memory() != int64(n*48+8*n+4*n) {
 		t.Errorf("%d vectors in %d bytes, want %d", n, x.memory(), n*48+12*n)
+	}
+}
+
+// TestIndexLoadsOnceUnderConcurrentSearches restarts the service and sends eight first
+// searches at once while a file is being ingested: the block is loaded once, every search
+// gets the same hits, and the new file's vectors end up in the block.
+func TestIndexLoadsOnceUnderConcurrentSearches(t *testing.T) {
+	es := newEmbedServer(t, 32)
+	f := newFixture(t, es)
+	k := f.create("concurrent", "local/bag")
+	ctx := context.Background()
+	if _, err := f.svc.AddText(ctx, k.ID, "garden.md", english); err != nil {
+		t.Fatal(err)
+	}
+	f.idle()
+	want := f.search(k.ID, "suckers zzzunknown")
+	if err := f.svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.open()
+	if _, err := f.svc.AddText(ctx, k.ID, "db.md", chinese); err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]Hit, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			hits, err := f.svc.Search(ctx, SearchRequest{Query: "suckers zzzunknown", KBs: []string{k.ID}})
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = hits
+		}(i)
+	}
+	wg.Wait()
+	for i, hits := range got {
+		if len(hits) == 0 || hits[0].ChunkID != want[0].ChunkID {
+			t.Errorf("search %d: first hit %v, want chunk %d", i, hits, want[0].ChunkID)
+		}
+	}
+	f.idle()
+	x, err := f.svc.index(ctx, k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := f.count("SELECT count(*) FROM kb_chunks WHERE kb_id=? AND code IS NOT NULL", k.ID)
+	x.mu.RLock()
+	ids := map[int64]bool{}
+	for _, id := range x.ids {
+		ids[id] = true
+	}
+	x.mu.RUnlock()
+	if len(ids) != stored {
+		t.Errorf("%d distinct vectors in the block, %d stored", len(ids), stored)
 	}
 }
