@@ -52,14 +52,24 @@ type gptMessage struct {
 	} `json:"metadata"`
 }
 
+// parseList reads a list of conversations: Claude's export when its entries have
+// chat_messages, else ChatGPT's.
+func parseList(name string, data []byte) (string, []candidate, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return "", nil, invalid(name, err.Error())
+	}
+	if isClaude(raw) {
+		return "claude", parseClaude(raw), nil
+	}
+	cands, err := parseChatGPT(name, raw)
+	return "chatgpt", cands, err
+}
+
 // parseChatGPT reads ChatGPT's conversations.json. Each conversation is the path from
 // its root to current_node (the branch shown last); system and hidden messages are left
 // out, a run of assistant and tool messages becomes one Cairn answer with tool parts.
-func parseChatGPT(name string, data []byte) ([]candidate, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, invalid(name, err.Error())
-	}
+func parseChatGPT(name string, raw []json.RawMessage) ([]candidate, error) {
 	out := make([]candidate, 0, len(raw))
 	trees := 0
 	for i, r := range raw {

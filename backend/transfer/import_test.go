@@ -125,3 +125,33 @@ func TestImportAllOrNothing(t *testing.T) {
 		t.Fatalf("files left: %v", left)
 	}
 }
+
+// TestImportClaude: Claude's export (a flat list of messages with content blocks) keeps
+// its turns, thinking as reasoning and tool uses paired with their results.
+func TestImportClaude(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile("testdata/claude.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDir(t)
+	rep, err := d.tr.Import(ctx, "conversations.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Source != "claude" || rep.Imported != 1 || rep.Skipped != 1 || rep.Items[1].Reason != ReasonEmpty {
+		t.Fatalf("report %+v", rep)
+	}
+	snap, err := d.chat.GetSession(ctx, rep.Items[0].SessionID)
+	if err != nil || snap.Session.Title != "Weather in Oslo" || len(snap.Messages) != 2 {
+		t.Fatalf("%+v %v", snap, err)
+	}
+	a := snap.Messages[1].Parts
+	if len(a) != 4 || a[0].Text != "Search the web." || a[1].Tool.Arguments != `{"query": "Oslo weather"}` ||
+		a[2].Tool.CallID != "toolu_1" || a[2].Tool.Content != "Oslo: 3°C, snow" || a[3].Text != "It is 3°C and snowing." {
+		t.Fatalf("answer %+v", a)
+	}
+	if snap.Messages[0].CreatedAt != 1_772_359_200_000 {
+		t.Fatalf("time %d", snap.Messages[0].CreatedAt)
+	}
+}

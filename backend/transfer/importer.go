@@ -41,7 +41,7 @@ type ImportItem struct {
 
 // ImportReport says what an import did, per conversation, and which format it read.
 type ImportReport struct {
-	Source   string       `json:"source"` // "cairn" | "chatgpt"
+	Source   string       `json:"source"` // "cairn" | "chatgpt" | "claude"
 	Imported int          `json:"imported"`
 	Skipped  int          `json:"skipped"`
 	Items    []ImportItem `json:"items"`
@@ -54,8 +54,8 @@ type candidate struct {
 	detail string
 }
 
-// Import reads an export (Cairn's JSON, ChatGPT's conversations.json, or a zip holding
-// either) and stores every readable conversation in one transaction: a file that cannot
+// Import reads an export (Cairn's JSON, ChatGPT's or Claude's conversations.json, or a
+// zip holding one) and stores every readable conversation in one transaction: a file that cannot
 // be read as a whole is refused with import_invalid and stores nothing.
 func (s *Service) Import(ctx context.Context, name string, data []byte) (ImportReport, error) {
 	source, cands, err := parse(name, data)
@@ -168,8 +168,7 @@ func parse(name string, data []byte) (string, []candidate, error) {
 		cands, err := parseCairn(name, trimmed)
 		return "cairn", cands, err
 	case bytes.HasPrefix(trimmed, []byte("[")):
-		cands, err := parseChatGPT(name, trimmed)
-		return "chatgpt", cands, err
+		return parseList(name, trimmed)
 	}
 	return "", nil, invalid(name, "it is not JSON")
 }

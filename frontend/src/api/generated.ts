@@ -1980,7 +1980,7 @@ export interface TransferImportItem {
 
 /** ImportReport says what an import did, per conversation, and which format it read. */
 export interface TransferImportReport {
-  /** "cairn" | "chatgpt" */
+  /** "cairn" | "chatgpt" | "claude" */
   source: string;
   imported: number;
   skipped: number;
