@@ -21,6 +21,11 @@ export type McpServerView = wire.MCPServerView;
 export type McpSnapshot = wire.MCPSnapshot;
 export type McpLogLine = wire.MCPLogLine;
 export type McpTestReport = wire.MCPTestReport;
+export type McpPromptInfo = wire.MCPPromptInfo;
+export type McpPromptArg = wire.MCPPromptArg;
+export type McpPromptResult = wire.MCPPromptResult;
+export type McpResourceList = wire.MCPResourceList;
+export type McpResourceContent = wire.MCPResourceContent;
 
 export type McpImportStatus = "imported" | "updated" | "unchanged" | "rejected";
 
@@ -33,6 +38,8 @@ export const McpEvents = {
   server: "mcp:server",
   removed: "mcp:server-removed",
   log: "mcp:log",
+  resourcesChanged: "mcp:resources-changed",
+  promptsChanged: "mcp:prompts-changed",
 } as const;
 
 export type McpLogEvent = wire.MCPLogEvent;
@@ -77,6 +84,26 @@ export function mcpApi(t: Transport) {
     cancelSignIn: (id: string) => view(t.call<McpServerView>("CancelMCPAuthorization", id)),
     /** Deletes the server's tokens (state needs-sign-in); the registration is kept. */
     signOut: (id: string) => view(t.call<McpServerView>("SignOutMCPServer", id)),
+    /** A server's resources and resource templates, read live (connects it). */
+    resources: (id: string) => t.call<McpResourceList>("ListMCPResources", id),
+    /** One resource by URI (a tool card's resource link). */
+    readResource: (id: string, uri: string) =>
+      t.call<McpResourceContent[] | null>("ReadMCPResource", id, uri).then((l) => l ?? []),
+    /** A server's prompts with their arguments (the composer's / menu). */
+    prompts: (id: string) =>
+      t.call<McpPromptInfo[] | null>("ListMCPPrompts", id).then((l) => (l ?? []).map((p) => ({ ...p, arguments: p.arguments ?? [] }))),
+    /** A prompt filled with its arguments: its messages. */
+    getPrompt: (id: string, name: string, args: Record<string, string>) =>
+      t.call<McpPromptResult>("GetMCPPrompt", id, name, args).then((r) => ({ ...r, messages: r.messages ?? [] })),
+    /** A server announced new resources or prompts (notifications/…/list_changed). */
+    watchLists: (onChange: (serverId: string, kind: "resources" | "prompts") => void) =>
+      t.subscribe((ev) => {
+        if (ev.topic !== MCP_TOPIC) return;
+        const id = (ev.data as { id?: string } | undefined)?.id;
+        if (!id) return;
+        if (ev.type === McpEvents.promptsChanged) onChange(id, "prompts");
+        if (ev.type === McpEvents.resourcesChanged) onChange(id, "resources");
+      }),
     /** Live log lines of one server (`mcp:log` on topic mcp); returns the unsubscribe. */
     watchLog: (serverId: string, onLine: (line: McpLogLine) => void) =>
       t.subscribe((ev) => {

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Icon } from "../components/Icon";
+import { PromptMenu, type PromptSource } from "./PromptMenu";
 
 export interface ComposerProps {
   /** An answer is running: the stop button replaces send, Esc stops. */
@@ -14,6 +15,8 @@ export interface ComposerProps {
   placeholder?: string;
   /** Controls shown in the bar before the hint (the knowledge bases to search). */
   controls?: ReactNode;
+  /** The MCP servers' prompts: typing "/" at the start lists them. */
+  prompts?: PromptSource;
 }
 
 const MAX_HEIGHT = 240;
@@ -23,7 +26,7 @@ const MAX_HEIGHT = 240;
  * Ctrl/⌘+Enter sends and Enter adds a line); Esc stops a running answer. Enter while an
  * input method is composing (Chinese, Japanese…) never sends.
  */
-export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls }: ComposerProps) {
+export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls, prompts }: ComposerProps) {
   const { t } = useTranslation("chat");
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
@@ -35,6 +38,11 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
     el.style.height = "auto";
     el.style.height = `${Math.min(MAX_HEIGHT, el.scrollHeight)}px`;
   }, [text]);
+
+  // "/" then a name (no space yet) opens the prompt menu; Esc or Close dismisses it.
+  const [menuOff, setMenuOff] = useState(false);
+  const slash = /^\/\S*$/.exec(text);
+  const menuOpen = Boolean(prompts && slash && !menuOff && !disabled);
 
   const canSend = !busy && !sending && !disabled && text.trim() !== "";
 
@@ -52,6 +60,11 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.nativeEvent.isComposing || e.keyCode === 229) return;
     if (e.key === "Escape") {
+      if (menuOpen) {
+        e.preventDefault();
+        setMenuOff(true);
+        return;
+      }
       if (busy) {
         e.preventDefault();
         onStop();
@@ -70,6 +83,18 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
 
   return (
     <div className="composer" data-busy={busy || undefined}>
+      {menuOpen && prompts ? (
+        <PromptMenu
+          source={prompts}
+          query={text.slice(1)}
+          onClose={() => setMenuOff(true)}
+          onInsert={(t) => {
+            setText(t);
+            setMenuOff(true);
+            ref.current?.focus();
+          }}
+        />
+      ) : null}
       <label htmlFor="composer-input" className="visually-hidden">
         {t("composer.label")}
       </label>
@@ -83,7 +108,10 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
         placeholder={placeholder ?? t("composer.placeholder")}
         disabled={disabled}
         aria-describedby="composer-hint"
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          setText(e.target.value);
+          if (!e.target.value.startsWith("/")) setMenuOff(false);
+        }}
         onKeyDown={onKeyDown}
       />
       <div className="composer__bar">

@@ -8,6 +8,7 @@ import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
+import { mcpPromptSource } from "./promptSource";
 import { KbAttach } from "./KbAttach";
 import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
@@ -49,6 +50,7 @@ export function SessionView({ id }: { id: string }) {
   const editMode = data?.editMode ?? "truncate";
   const count = data?.messages.length ?? 0;
   const messages = data?.messages;
+  const prompts = useMemo(() => mcpPromptSource(client), [client]);
   const before = useMemo(() => tablesBefore(messages ?? []), [messages]);
   const renderMessage = useCallback(
     (m: Message, i: number) => (
@@ -200,6 +202,7 @@ export function SessionView({ id }: { id: string }) {
           onSend={(text) => run(() => client.chat.send(id, text))}
           onStop={() => void run(() => client.chat.stop(id))}
           controls={<KbAttach sessionId={id} />}
+          prompts={prompts}
         />
       </div>
 
