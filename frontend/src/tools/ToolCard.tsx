@@ -25,6 +25,7 @@ import { ToolImages } from "./ToolImages";
 import { isFetchCard, WEB_FETCH_TOOLS, WebFetchFailed, WebFetchResult } from "./WebFetchResult";
 import { isKbSearchDisplay } from "../api";
 import { KbSearchResult } from "./KbSearchResult";
+import { ResourceLinks, resourceLinks } from "./ResourceLinks";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -159,6 +160,7 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
             </details>
           )}
           {end?.images && end.images.length > 0 && <ToolImages images={end.images} />}
+          {end && state !== "error" && <CardResourceLinks namespace={item.namespace} display={end.display} />}
           {end?.spillPath && (
             <p className="tool-card__note">
               {t("tools.spilled", { path: end.spillPath, size: formatBytes(end.size ?? 0) })}
@@ -169,6 +171,12 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
     </div>
   );
 });
+
+/** The resource links of an MCP tool's result, each opened from the card. */
+function CardResourceLinks({ namespace, display }: { namespace?: string; display?: unknown }) {
+  const found = resourceLinks(namespace, display);
+  return found ? <ResourceLinks serverId={found.serverId} links={found.links} /> : null;
+}
 
 function ErrorText({ error }: { error: AppError }) {
   return <>{useErrorText()(toAppError(error))}</>;
