@@ -35,7 +35,7 @@ func mcpCommands() []mcpCommand {
 		{"approval", "SERVER TOOL ask|allow|default", "whether calls of a tool ask first (allow: never ask)", mcpApproval},
 		{"enable", "SERVER [TOOL]", "turn a server, or one of its tools, on", mcpEnable},
 		{"disable", "SERVER [TOOL]", "turn a server, or one of its tools, off", mcpDisable},
-		{"add", "NAME [FLAGS] -- COMMAND [ARGS...] | --url URL", "add a server (--env, --header, --cwd, --connect-timeout, --call-timeout, --disabled)", mcpAdd},
+		{"add", "NAME [FLAGS] -- COMMAND [ARGS...] | --url URL", "add a server (--env, --header, --cwd, --root, --connect-timeout, --call-timeout, --disabled)", mcpAdd},
 		{"edit", "SERVER [FLAGS] [-- COMMAND [ARGS...]]", "change what is given (those flags, --name, --url)", mcpEdit},
 		{"logs", "SERVER [-n N]", "the server's log (stderr and Cairn's notes)", mcpLogs},
 		{"import", "FILE|- [--json]", "import mcpServers JSON (as other desktop clients write it)", mcpImport},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 // serverFlags are the flags `cairn mcp add` and `edit` share; set says which were given.
 type serverFlags struct {
 	url, transport, cwd, name   string
-	env, headers                repeated
+	env, headers, roots         repeated
 	connectTimeout, callTimeout time.Duration
 	disabled                    bool
 	set                         map[string]bool
@@ -35,6 +36,7 @@ func (a *mcpArgs) serverFlags(edit bool) *serverFlags {
 	a.f.StringVar(&sf.cwd, "cwd", "", "a stdio server's working directory")
 	a.f.Var(&sf.env, "env", "KEY=VALUE for the server's environment (repeatable; a credential-named one is kept in the keyring)")
 	a.f.Var(&sf.headers, "header", "'Name: value' sent to a remote server (repeatable)")
+	a.f.Var(&sf.roots, "root", "a folder offered to the server as an MCP root, where it reads and writes files (repeatable; replaces the roots; --root '' offers none)")
 	a.f.DurationVar(&sf.connectTimeout, "connect-timeout", 0, "how long start-up and initialize may take, e.g. 90s (0: the default, 30s)")
 	a.f.DurationVar(&sf.callTimeout, "call-timeout", 0, "how long one tool call may take, e.g. 10m (0: no limit of its own)")
 	if edit {
@@ -72,6 +74,20 @@ func (sf *serverFlags) apply(s *mcp.Server, command []string) error {
 	}
 	if sf.set["cwd"] {
 		s.Cwd = sf.cwd
+	}
+	if sf.set["root"] {
+		s.Roots = nil
+		for _, r := range sf.roots {
+			if r = strings.TrimSpace(r); r == "" {
+				continue
+			}
+			// Absolute here: a relative folder means this terminal's, not the owner's.
+			abs, err := filepath.Abs(r)
+			if err != nil {
+				return usageErr("--root %s: %v", r, err)
+			}
+			s.Roots = append(s.Roots, abs)
+		}
 	}
 	if sf.set["name"] {
 		s.Name = sf.name
