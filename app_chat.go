@@ -55,6 +55,21 @@ func (a *App) RenameSession(id, title string) (chat.Session, error) {
 	return a.s.Chat.RenameSession(a.ctx, id, title)
 }
 
+// PinSession keeps a conversation on top of the list, or lets it go back in order.
+func (a *App) PinSession(id string, pinned bool) (chat.Session, error) {
+	return a.s.Chat.PinSession(a.ctx, id, pinned)
+}
+
+// ArchiveSession takes a conversation out of the list (still searchable), or restores it.
+func (a *App) ArchiveSession(id string, archived bool) (chat.Session, error) {
+	return a.s.Chat.ArchiveSession(a.ctx, id, archived)
+}
+
+// SearchMessages finds messages whose text matches the query, with a snippet each.
+func (a *App) SearchMessages(query string) (chat.SearchResult, error) {
+	return a.s.Chat.SearchMessages(a.ctx, query)
+}
+
 // DeleteSession stops and removes a session with its messages.
 func (a *App) DeleteSession(id string) error { return a.s.Chat.DeleteSession(a.ctx, id) }
 

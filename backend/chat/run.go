@@ -256,7 +256,7 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 	if retitle != "" {
 		r.sess.Title = retitle
 	}
-	r.sess.UpdatedAt = now
+	r.sess.UpdatedAt, r.sess.ActiveAt = now, now
 	r.meta = assistant
 	r.meta.Parts = nil
 	history, err := s.history(ctx, sessionID, r.msgID)

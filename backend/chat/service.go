@@ -207,17 +207,18 @@ func (s *Service) withState(sess Session) Session {
 	return sess
 }
 
-// ListSessions returns sessions, newest activity first; a non-empty query keeps those
-// whose title contains it (case-insensitive for Latin letters).
+// ListSessions returns sessions, pinned first, then by their last message (a rename does
+// not move one), archived ones included and flagged; a non-empty query keeps those whose
+// title contains it (case-insensitive for Latin letters).
 func (s *Service) ListSessions(ctx context.Context, query string) (SessionList, error) {
 	seq := s.bus.Seq(events.TopicSessions)
-	q := "SELECT " + sessionCols + " FROM sessions"
+	q := "SELECT " + sessionSelect + " FROM sessions"
 	var args []any
 	if query = strings.TrimSpace(query); query != "" {
 		q += ` WHERE title LIKE ? ESCAPE '\'`
 		args = append(args, "%"+escapeLike(query)+"%")
 	}
-	q += " ORDER BY updated_at DESC, id"
+	q += " ORDER BY pinned_at > 0 DESC, active_at DESC, id"
 	rows, err := s.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return SessionList{}, apperr.Wrap(err, apperr.Internal, "list sessions")
@@ -339,6 +340,11 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	if kind != KindChat && kind != KindTask {
 		return Session{}, badArg("kind must be chat or task")
 	}
+	if in.ReuseEmpty {
+		if sess, ok, err := s.reuseEmpty(ctx, kind); ok || err != nil {
+			return sess, err
+		}
+	}
 	if err := checkTemperature(in.Temperature); err != nil {
 		return Session{}, err
 	}
@@ -367,7 +373,7 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	}
 	now := time.Now().UnixMilli()
 	sess := Session{ID: newID(), Kind: kind, Title: cleanTitle(in.Title), ProviderID: provider, Model: strings.TrimSpace(model),
-		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, Toolsets: toolsets, Reasoning: in.Reasoning, CreatedAt: now, UpdatedAt: now}
+		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, Toolsets: toolsets, Reasoning: in.Reasoning, CreatedAt: now, UpdatedAt: now, ActiveAt: now}
 	_, err = s.q.ExecContext(ctx, "INSERT INTO sessions("+strings.ReplaceAll(sessionCols, "COALESCE(provider_id, '')", "provider_id")+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		sess.ID, sess.Kind, sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
 		sess.Reasoning.Effort, sess.Reasoning.Budget, now, now)

@@ -29,13 +29,21 @@ func newID() string {
 
 const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_prompt, temperature, toolsets, reasoning_effort, reasoning_budget, created_at, updated_at"
 
+// sessionSelect is what a read of sessions takes: sessionCols (what an insert writes)
+// and the columns the database keeps itself (active_at by trigger) or that only their
+// own calls change (pin, archive).
+const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at"
+
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var temp sql.NullFloat64
 	var toolsets string
-	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt); err != nil {
+	var pinned, archived int64
+	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt,
+		&s.ActiveAt, &pinned, &archived); err != nil {
 		return s, err
 	}
+	s.Pinned, s.Archived = pinned > 0, archived > 0
 	if temp.Valid {
 		t := temp.Float64
 		s.Temperature = &t
@@ -47,7 +55,7 @@ func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 }
 
 func loadSession(ctx context.Context, q querier, id string) (Session, error) {
-	s, err := scanSession(q.QueryRowContext(ctx, "SELECT "+sessionCols+" FROM sessions WHERE id = ?", id))
+	s, err := scanSession(q.QueryRowContext(ctx, "SELECT "+sessionSelect+" FROM sessions WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, apperr.New(apperr.SessionNotFound, "no session %s", id).WithParam("id", id)
 	}

@@ -210,6 +210,13 @@ type Session struct {
 	State     State         `json:"state"`
 	CreatedAt int64         `json:"createdAt"`
 	UpdatedAt int64         `json:"updatedAt"`
+	// ActiveAt is when the conversation last had a message (its creation before that):
+	// the list's order, which a rename or a settings change leaves alone.
+	ActiveAt int64 `json:"activeAt"`
+	// Pinned conversations lead the list; archived ones leave it (search still finds
+	// them, and the Archived view restores them).
+	Pinned   bool `json:"pinned"`
+	Archived bool `json:"archived"`
 }
 
 // SessionInput creates a session; empty fields take defaults (kind chat, the last used
@@ -223,6 +230,10 @@ type SessionInput struct {
 	Temperature  *float64      `json:"temperature,omitempty"`
 	Toolsets     []string      `json:"toolsets,omitempty"`
 	Reasoning    llm.Reasoning `json:"reasoning,omitempty"`
+	// ReuseEmpty returns the newest conversation of the kind that has no messages, no
+	// title and is not archived, instead of making another (New chat in the window), with
+	// the other fields applied only to a new one.
+	ReuseEmpty bool `json:"reuseEmpty,omitempty"`
 }
 
 // SessionPatch changes the given fields of a session (nil = unchanged).

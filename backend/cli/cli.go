@@ -99,7 +99,7 @@ func coreCommands() []Command {
 		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
 		{Name: "backup", Summary: "FILE [--with-keys]: back up the data directory (keys only when asked, encrypted)", Run: runBackup},
 		{Name: "restore", Summary: "FILE: restore a backup into the data directory (no Cairn may be running on it)", Run: runRestore},
-		{Name: "sessions", Summary: "export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE [--json]", Run: runSessions},
+		{Name: "sessions", Summary: "export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE [--json] | search QUERY [--json]", Run: runSessions},
 		{Name: "mcp", Summary: "list | tools [SERVER] | call SERVER TOOL JSON | approval SERVER TOOL ask|allow|default | enable|disable SERVER [TOOL] | logs | import | export | test | env | trust-hints | login | logout | remove", Run: runMCP},
 	}
 }

@@ -125,14 +125,16 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// runSessions is `cairn sessions`: export and import of conversations.
+// runSessions is `cairn sessions`: export, import and search of conversations.
 func runSessions(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		return usageErr("usage: cairn sessions export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE")
+		return usageErr("usage: cairn sessions export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE | search QUERY [--json]")
 	}
 	switch args[0] {
 	case "export", "import":
 		return runSessionsTransfer(ctx, env, args[0], args[1:])
+	case "search":
+		return runSessionsSearch(ctx, env, args[1:])
 	}
-	return usageErr("unknown sessions subcommand %s (export, import)", apperr.Quote(args[0]))
+	return usageErr("unknown sessions subcommand %s (export, import, search)", apperr.Quote(args[0]))
 }

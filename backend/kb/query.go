@@ -3,60 +3,19 @@ package kb
 import (
 	"strings"
 	"unicode"
+
+	"github.com/cairn-app/cairn/backend/store"
 )
 
-// isCJK reports the scripts that are written without spaces between words: FTS5's
-// unicode61 tokenizer would make a whole run of them one token, so they are indexed and
-// searched as overlapping bigrams instead.
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
-		unicode.Is(unicode.Hangul, r)
-}
+// isCJK, Bigrams and Words live in store, which message search shares and whose SQL
+// functions index with them.
+var isCJK = store.IsCJK
 
-// Bigrams is the text of the cjk column: every overlapping pair of characters of each
-// Han, Kana and Hangul run, and the run's last character alone (so a one-character
-// query finds it at the end of a run too).
-func Bigrams(text string) string {
-	var b strings.Builder
-	run := make([]rune, 0, 64)
-	flush := func() {
-		for i := 0; i+1 < len(run); i++ {
-			b.WriteRune(run[i])
-			b.WriteRune(run[i+1])
-			b.WriteByte(' ')
-		}
-		if len(run) > 0 {
-			b.WriteRune(run[len(run)-1])
-			b.WriteByte(' ')
-		}
-		run = run[:0]
-	}
-	for _, r := range text {
-		if isCJK(r) {
-			run = append(run, r)
-			continue
-		}
-		flush()
-	}
-	flush()
-	return strings.TrimSpace(b.String())
-}
+// Bigrams is the text of the cjk column (store.Bigrams).
+func Bigrams(text string) string { return store.Bigrams(text) }
 
-// Words is what the text column indexes: the text with every Han, Kana and Hangul
-// character replaced by a space. unicode61 counts those as letters, so "基于goroutine和"
-// would be one token and neither "goroutine" nor the Chinese could be found in it; the
-// CJK is indexed as bigrams in the cjk column, which is where queries look for it.
-func Words(text string) string {
-	if strings.IndexFunc(text, isCJK) < 0 {
-		return text
-	}
-	return strings.Map(func(r rune) rune {
-		if isCJK(r) {
-			return ' '
-		}
-		return r
-	}, text)
-}
+// Words is what the text column indexes (store.Words).
+func Words(text string) string { return store.Words(text) }
 
 // MaxTerms caps the terms of a keyword query: long pasted questions would otherwise
 // become huge FTS5 expressions.
@@ -197,6 +156,17 @@ func Snippet(text, q string, width int) string {
 	}
 	if end < len(r) {
 		out += "…"
+	}
+	return out
+}
+
+// Terms are the cleaned terms of a query as MatchExprs searches them (lowercased words
+// and CJK runs), for marking where they occur in a hit.
+func Terms(q string) []string {
+	ts := terms(q)
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.text
 	}
 	return out
 }

@@ -24,6 +24,8 @@ export interface Facade {
    * question stays open). window names the answering window.
    */
   AnswerElicitation(id: string, action: ElicitAction, content: Record<string, unknown>, window: string): Promise<ElicitRequest>;
+  /** ArchiveSession takes a conversation out of the list (still searchable), or restores it. */
+  ArchiveSession(id: string, archived: boolean): Promise<ChatSession>;
   /**
    * AuthorizeMCPServer starts the OAuth sign-in of a remote server that needs one and
    * returns the authorization page. A desktop build opens it in the system browser itself
@@ -198,6 +200,8 @@ export interface Facade {
   ListToolsets(): Promise<CapabilityToolset[]>;
   /** PauseKB pauses a knowledge base's ingest (one file when fileID is set). */
   PauseKB(id: string, fileID: string): Promise<void>;
+  /** PinSession keeps a conversation on top of the list, or lets it go back in order. */
+  PinSession(id: string, pinned: boolean): Promise<ChatSession>;
   /** ReadMCPResource reads one resource of a server by URI (the tool card's resource links). */
   ReadMCPResource(id: string, uri: string): Promise<MCPResourceContent[]>;
   /** Ready is called once by every window when its first screen is up. */
@@ -253,6 +257,8 @@ export interface Facade {
   SaveTextFile(defaultName: string, content: string): Promise<string>;
   /** SearchKB searches knowledge bases by keywords and meaning. */
   SearchKB(req: KbSearchRequest): Promise<KbHit[]>;
+  /** SearchMessages finds messages whose text matches the query, with a snippet each. */
+  SearchMessages(query: string): Promise<ChatSearchResult>;
   /** SendMessage stores the user's message and starts the answer; it streams as events. */
   SendMessage(sessionID: string, text: string): Promise<ChatSendResult>;
   /** SetKBChunking changes chunk size and overlap; every file is indexed again. */
@@ -706,6 +712,24 @@ export interface ChatPartDelta {
  */
 export type ChatPartType = "text" | "reasoning" | "tool-call" | "tool-result" | "tool-error" | "tool-stopped" | "approval-requested" | "approval-decided" | "status";
 
+/** SearchHit is one message whose text matches a search. */
+export interface ChatSearchHit {
+  sessionId: string;
+  sessionTitle: string;
+  sessionKind: string;
+  archived: boolean;
+  messageId: string;
+  role: string;
+  createdAt: number;
+  snippet: ChatSnippetSpan[];
+}
+
+/** SearchResult is the hits of a query, best first (FTS5 rank), one per message. */
+export interface ChatSearchResult {
+  query: string;
+  hits: ChatSearchHit[];
+}
+
 /** SendResult names the messages a send created; the answer streams as events. */
 export interface ChatSendResult {
   sessionId: string;
@@ -736,6 +760,17 @@ export interface ChatSession {
   state: ChatState;
   createdAt: number;
   updatedAt: number;
+  /**
+   * ActiveAt is when the conversation last had a message (its creation before that):
+   * the list's order, which a rename or a settings change leaves alone.
+   */
+  activeAt: number;
+  /**
+   * Pinned conversations lead the list; archived ones leave it (search still finds
+   * them, and the Archived view restores them).
+   */
+  pinned: boolean;
+  archived: boolean;
 }
 
 /**
@@ -751,6 +786,12 @@ export interface ChatSessionInput {
   temperature?: number;
   toolsets?: string[];
   reasoning?: LLMReasoning;
+  /**
+   * ReuseEmpty returns the newest conversation of the kind that has no messages, no
+   * title and is not archived, instead of making another (New chat in the window), with
+   * the other fields applied only to a new one.
+   */
+  reuseEmpty?: boolean;
 }
 
 /** SessionList is the sidebar, stamped with the sessions topic's seq. */
@@ -790,6 +831,15 @@ export interface ChatSnapshot {
   messages: ChatMessage[];
   state: ChatState;
   editMode: string;
+}
+
+/**
+ * SnippetSpan is a piece of a hit's snippet; Mark is a piece the query matched. The
+ * window renders the spans as text (marks in <mark>), never as HTML.
+ */
+export interface ChatSnippetSpan {
+  text: string;
+  mark?: boolean;
 }
 
 /** State is a session's state, derived in one place (Service.State) from its run. */
