@@ -20,6 +20,9 @@ const session = (over: Partial<Session> = {}): Session => ({
   state: "idle",
   createdAt: 1,
   updatedAt: 1,
+  activeAt: 1,
+  pinned: false,
+  archived: false,
   ...over,
 });
 
@@ -179,8 +182,8 @@ describe("session store (seq filtering)", () => {
 
 describe("applySessionsEvent", () => {
   it("upserts by id, keeps newest activity first, and removes", () => {
-    let s = { seq: 1, sessions: [session({ id: "a", updatedAt: 5 }), session({ id: "b", updatedAt: 3 })] };
-    const up = applySessionsEvent(s, { topic: "sessions", seq: 2, type: "sessions:upserted", data: session({ id: "b", updatedAt: 9, title: "new" }) });
+    let s = { seq: 1, sessions: [session({ id: "a", activeAt: 5 }), session({ id: "b", activeAt: 3 })] };
+    const up = applySessionsEvent(s, { topic: "sessions", seq: 2, type: "sessions:upserted", data: session({ id: "b", activeAt: 9, title: "new" }) });
     if (up === RELOAD || !up) throw new Error("no state");
     s = up;
     expect(s.sessions.map((x) => x.id)).toEqual(["b", "a"]);
@@ -189,5 +192,14 @@ describe("applySessionsEvent", () => {
     if (rm === RELOAD || !rm) throw new Error("no state");
     expect(rm.sessions.map((x) => x.id)).toEqual(["b"]);
     expect(applySessionsEvent(s, { topic: "sessions", seq: 4, type: "other" })).toBeUndefined();
+  });
+  it("keeps pinned first and does not move a renamed conversation", () => {
+    const s = { seq: 1, sessions: [session({ id: "a", activeAt: 5 }), session({ id: "b", activeAt: 3 }), session({ id: "c", activeAt: 1 })] };
+    const renamed = applySessionsEvent(s, { topic: "sessions", seq: 2, type: "sessions:upserted", data: session({ id: "c", activeAt: 1, updatedAt: 99, title: "renamed" }) });
+    if (renamed === RELOAD || !renamed) throw new Error("no state");
+    expect(renamed.sessions.map((x) => x.id)).toEqual(["a", "b", "c"]);
+    const pinned = applySessionsEvent(renamed, { topic: "sessions", seq: 3, type: "sessions:upserted", data: session({ id: "c", activeAt: 1, pinned: true }) });
+    if (pinned === RELOAD || !pinned) throw new Error("no state");
+    expect(pinned.sessions.map((x) => x.id)).toEqual(["c", "a", "b"]);
   });
 });

@@ -28,6 +28,9 @@ export type SendResult = wire.ChatSendResult;
 export type SessionInput = wire.ChatSessionInput;
 export type SessionPatch = wire.ChatSessionPatch;
 export type PartDelta = wire.ChatPartDelta;
+export type MessageSearchResult = wire.ChatSearchResult;
+export type MessageSearchHit = wire.ChatSearchHit;
+export type SnippetSpan = wire.ChatSnippetSpan;
 
 export const SESSIONS_TOPIC = "sessions";
 export const sessionTopic = (id: string) => `session:${id}`;
@@ -53,6 +56,9 @@ export function chatApi(t: Transport) {
     updateSession: (id: string, patch: SessionPatch) => t.call<Session>("UpdateSession", id, patch),
     renameSession: (id: string, title: string) => t.call<Session>("RenameSession", id, title),
     deleteSession: (id: string) => t.call<void>("DeleteSession", id),
+    pinSession: (id: string, pinned: boolean) => t.call<Session>("PinSession", id, pinned),
+    archiveSession: (id: string, archived: boolean) => t.call<Session>("ArchiveSession", id, archived),
+    searchMessages: (query: string) => t.call<MessageSearchResult>("SearchMessages", query),
     getSession: (id: string) => t.call<SessionSnapshot>("GetSession", id),
     send: (sessionId: string, text: string) => t.call<SendResult>("SendMessage", sessionId, text),
     stop: (sessionId: string) => t.call<void>("StopSession", sessionId),
@@ -66,8 +72,9 @@ export type ChatApi = ReturnType<typeof chatApi>;
 
 // ——— folding events into snapshots ———
 
-function byActivity(a: Session, b: Session) {
-  return b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** ListSessions' order: pinned first, then by the last message (a rename does not move one). */
+export function byActivity(a: Session, b: Session) {
+  return Number(b.pinned) - Number(a.pinned) || b.activeAt - a.activeAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Applies one `sessions` event to the sidebar list (newest activity first). */

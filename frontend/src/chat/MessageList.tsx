@@ -11,6 +11,8 @@ export interface MessageListProps {
   empty?: ReactNode;
   /** True while an answer streams (aria-busy). */
   busy?: boolean;
+  /** A message to scroll to and highlight (a search hit). */
+  focus?: string;
 }
 
 /** How close to the end (px) still counts as "at the bottom", so new text keeps it in view. */
@@ -22,7 +24,7 @@ const STICK = 64;
  * smoothly. It follows the end while the user is there; scrolling up stops following and
  * offers a "jump to latest" button.
  */
-export function MessageList({ messages, renderMessage, empty, busy }: MessageListProps) {
+export function MessageList({ messages, renderMessage, empty, busy, focus }: MessageListProps) {
   const { t } = useTranslation("chat");
   const scrollRef = useRef<HTMLDivElement>(null);
   const follow = useRef(true);
@@ -46,6 +48,18 @@ export function MessageList({ messages, renderMessage, empty, busy }: MessageLis
     if (!el) return;
     el.scrollTop = el.scrollHeight;
   }, []);
+
+  // A search hit: stop following the end and bring the message to the middle, again
+  // once its neighbours are measured (heights are estimates until they render).
+  const focusIndex = focus ? messages.findIndex((m) => m.id === focus) : -1;
+  useLayoutEffect(() => {
+    if (focusIndex < 0) return;
+    follow.current = false;
+    setAway(true);
+    virtualizer.scrollToIndex(focusIndex, { align: "center" });
+    const again = requestAnimationFrame(() => virtualizer.scrollToIndex(focusIndex, { align: "center" }));
+    return () => cancelAnimationFrame(again);
+  }, [focusIndex, virtualizer]);
 
   // Keep the end in view while following: new messages, streamed text, measured heights.
   useLayoutEffect(() => {
@@ -90,7 +104,8 @@ export function MessageList({ messages, renderMessage, empty, busy }: MessageLis
                   key={v.key}
                   data-index={v.index}
                   ref={virtualizer.measureElement}
-                  className="message-list__row"
+                  className={m.id === focus ? "message-list__row message-list__row--found" : "message-list__row"}
+                  data-found={m.id === focus || undefined}
                   style={{ transform: `translateY(${v.start}px)` }}
                 >
                   {renderMessage(m, v.index)}

@@ -6,6 +6,9 @@ import { ErrorView } from "../components/ErrorView";
 import { ExportMenu } from "./ExportMenu";
 import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
+import { MessageHits } from "./MessageHits";
+import { SessionMenu } from "./SessionMenu";
+import "./find.css";
 
 /** Case-insensitive title match (what ListSessions does for a query, applied to the live list). */
 export function filterSessions(sessions: readonly Session[], query: string): Session[] {
@@ -25,7 +28,8 @@ export function NewSessionButtons() {
     setBusy(true);
     setError(null);
     try {
-      const s = await client.chat.createSession({ kind });
+      // An empty untitled conversation of the kind is reused instead of piling up new ones.
+      const s = await client.chat.createSession({ kind, reuseEmpty: true });
       navigate({ name: "session", id: s.id });
     } catch (e) {
       setError(toAppError(e));
@@ -67,8 +71,12 @@ export function SessionList() {
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Session | null>(null);
   const [actionError, setActionError] = useState<AppError | null>(null);
+  const [archivedView, setArchivedView] = useState(false);
   const searchId = useId();
-  const sessions = useMemo(() => filterSessions(data?.sessions ?? [], query), [data, query]);
+  const all = data?.sessions ?? [];
+  const shown = useMemo(() => all.filter((s) => s.archived === archivedView), [all, archivedView]);
+  const archivedCount = useMemo(() => all.filter((s) => s.archived).length, [all]);
+  const sessions = useMemo(() => filterSessions(shown, query), [shown, query]);
   const current = route.name === "session" ? route.id : null;
 
   const rename = async (s: Session, title: string) => {
@@ -91,7 +99,16 @@ export function SessionList() {
     }
   };
 
-  const total = data?.sessions.length ?? 0;
+  const act = async (fn: () => Promise<unknown>) => {
+    setActionError(null);
+    try {
+      await fn();
+    } catch (e) {
+      setActionError(toAppError(e));
+    }
+  };
+
+  const total = all.length;
 
   return (
     <div className="session-list" data-testid="session-list">
@@ -114,6 +131,15 @@ export function SessionList() {
       )}
       {error && !data && <ErrorView error={error} compact onRetry={() => void client.stores.sessionList.reload()} />}
       {actionError && <ErrorView error={actionError} compact />}
+      {archivedView && (
+        <div className="session-list__view">
+          <h3 className="session-list__view-title">{t("find.archived")}</h3>
+          <button type="button" className="btn btn--small" onClick={() => setArchivedView(false)} data-testid="archived-back">
+            {t("find.backToList")}
+          </button>
+        </div>
+      )}
+      {archivedView && shown.length === 0 && <p className="session-list__none muted">{t("find.archivedEmpty")}</p>}
       {data && total === 0 && (
         <div className="empty-state empty-state--small">
           <Icon name="chat" size={22} />
@@ -121,7 +147,7 @@ export function SessionList() {
           <p className="empty-state__hint">{t("sidebar.sessionsEmptyHint")}</p>
         </div>
       )}
-      {total > 0 && sessions.length === 0 && <p className="session-list__none muted">{t("sidebar.noMatch", { query })}</p>}
+      {shown.length > 0 && sessions.length === 0 && <p className="session-list__none muted">{t("sidebar.noMatch", { query })}</p>}
       <ul className="session-list__items">
         {sessions.map((s) => (
           <li
@@ -130,6 +156,7 @@ export function SessionList() {
             data-testid="session-item"
             data-session-id={s.id}
             data-state={s.state}
+            data-pinned={s.pinned || undefined}
             aria-current={current === s.id ? "page" : undefined}
           >
             {renaming === s.id ? (
@@ -150,6 +177,12 @@ export function SessionList() {
                 >
                   <Icon name={s.kind === "task" ? "task" : "chat"} size={15} className="session-item__icon" />
                   <span className="session-item__title">{s.title || t("sidebar.untitled")}</span>
+                  {s.pinned && (
+                    <span className="session-item__pin" title={t("find.pinned")} data-testid="session-pinned">
+                      <Icon name="pin" size={12} />
+                      <span className="visually-hidden">{t("find.pinned")}</span>
+                    </span>
+                  )}
                   {s.state !== "idle" && (
                     <span
                       className={`session-item__state session-item__state--${s.state}`}
@@ -160,6 +193,11 @@ export function SessionList() {
                 </button>
                 <span className="session-item__actions">
                   <ExportMenu sessionId={s.id} title={s.title || t("sidebar.untitled")} />
+                  <SessionMenu
+                    session={s}
+                    onPin={(pinned) => void act(() => client.chat.pinSession(s.id, pinned))}
+                    onArchive={(archived) => void act(() => client.chat.archiveSession(s.id, archived))}
+                  />
                   <button
                     type="button"
                     className="icon-btn icon-btn--small"
@@ -186,6 +224,13 @@ export function SessionList() {
           </li>
         ))}
       </ul>
+      <MessageHits query={query} onOpen={(h) => navigate({ name: "session", id: h.sessionId, message: h.messageId })} />
+      {!archivedView && archivedCount > 0 && (
+        <button type="button" className="btn btn--small btn--quiet session-list__archived" onClick={() => setArchivedView(true)} data-testid="archived-open">
+          <Icon name="archive" size={14} />
+          {t("find.archivedCount", { count: archivedCount })}
+        </button>
+      )}
       <ConfirmDialog
         subject={deleting}
         onCancel={() => setDeleting(null)}

@@ -21,7 +21,7 @@ import { SessionSettings } from "./SessionSettings";
  * the composer. Everything shown comes from the session's snapshot and its events, so
  * every window on the session shows the same stream.
  */
-export function SessionView({ id }: { id: string }) {
+export function SessionView({ id, focusMessage }: { id: string; focusMessage?: string }) {
   const { t } = useTranslation("chat");
   const client = useClient();
   const { navigate, openSettings } = useRouter();
@@ -176,6 +176,7 @@ export function SessionView({ id }: { id: string }) {
           messages={data.messages}
           renderMessage={renderMessage}
           busy={busy}
+          focus={focusMessage}
           empty={
             <div className="session__empty empty-state">
               <Icon name={session.kind === "task" ? "task" : "chat"} size={26} />

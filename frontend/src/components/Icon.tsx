@@ -36,6 +36,8 @@ const paths = {
   sliders: "M4 6h10M18 6h2M4 12h4M12 12h8M4 18h12M20 18h0M14 4v4M8 10v4M16 16v4",
   arrowDown: "M12 5v14M6 13l6 6 6-6",
   shield: "M12 3 5 6v6c0 4.4 3 7.7 7 9 4-1.3 7-4.6 7-9V6l-7-3Z",
+  more: "M5 12h.01M12 12h.01M19 12h.01",
+  archive: "M3 4h18v4H3ZM5 8v12h14V8M10 12h4",
 } as const;
 
 export type IconName = keyof typeof paths;

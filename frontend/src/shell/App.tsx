@@ -37,7 +37,7 @@ function MainPane() {
     case "session":
       return (
         <Suspense fallback={<div className="session session--loading" aria-busy="true" />}>
-          <SessionView key={route.id} id={route.id} />
+          <SessionView key={route.id} id={route.id} focusMessage={route.message} />
         </Suspense>
       );
     default:

@@ -27,7 +27,7 @@ export function settingsSections(toolsets: readonly { section?: string }[] | nul
 }
 
 /** Where the main pane is. */
-export type Route = { name: "home" } | { name: "settings"; section: SectionId } | { name: "session"; id: string };
+export type Route = { name: "home" } | { name: "settings"; section: SectionId } | { name: "session"; id: string; message?: string };
 
 /** Other spellings of the window's own pages. */
 const ALIASES: Record<string, SectionId> = {
@@ -59,7 +59,8 @@ export function routeFromHash(hash: string): Route {
     return { name: "settings", section: parts[1] ? normalizeSection(parts[1]) : "general" };
   }
   if (parts[0] === "session" && parts[1]) {
-    return { name: "session", id: decodeURIComponent(parts[1]) };
+    // "#/session/ID/MESSAGE": a search hit, opened scrolled to its message.
+    return parts[2] ? { name: "session", id: decodeURIComponent(parts[1]), message: decodeURIComponent(parts[2]) } : { name: "session", id: decodeURIComponent(parts[1]) };
   }
   return { name: "home" };
 }
@@ -69,7 +70,7 @@ export function hashFromRoute(r: Route): string {
     case "settings":
       return `#/settings/${r.section}`;
     case "session":
-      return `#/session/${encodeURIComponent(r.id)}`;
+      return `#/session/${encodeURIComponent(r.id)}` + (r.message ? `/${encodeURIComponent(r.message)}` : "");
     default:
       return "#/";
   }

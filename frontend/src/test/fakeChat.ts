@@ -237,6 +237,9 @@ export class FakeChat {
       state: "idle",
       createdAt: now,
       updatedAt: now,
+      activeAt: now,
+      pinned: false,
+      archived: false,
     };
     this.sessions.unshift(s);
     this.messages.set(s.id, input.messages ?? []);
@@ -286,6 +289,7 @@ export class FakeChat {
     result.assistantMessageId = am.id;
     this.publish(`session:${sessionId}`, "message:appended", am);
     s.updatedAt = now;
+    s.activeAt = now;
     this.publish(`session:${sessionId}`, "session:updated", s);
     const script = new AnswerScript(this, sessionId, am.id);
     this.running.set(sessionId, script);
@@ -313,6 +317,34 @@ export class FakeChat {
     }
   }
 
+  private flag(id: string, f: Partial<Pick<Session, "pinned" | "archived">>) {
+    const s = this.session(id);
+    Object.assign(s, f);
+    this.publish(`session:${s.id}`, "session:updated", s);
+    this.publish("sessions", "sessions:upserted", s);
+    return { ...s };
+  }
+
+  /** SearchMessages over the fake's text parts: case-insensitive substring, the whole text as the snippet. */
+  private search(query: string) {
+    const q = query.trim().toLowerCase();
+    const hits = [];
+    for (const s of this.sessions) {
+      for (const m of this.messages.get(s.id) ?? []) {
+        const text = (m.parts ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("");
+        const at = q ? text.toLowerCase().indexOf(q) : -1;
+        if (at < 0) continue;
+        const snippet = [
+          { text: text.slice(0, at) },
+          { text: text.slice(at, at + q.length), mark: true },
+          { text: text.slice(at + q.length) },
+        ].filter((sp) => sp.text);
+        hits.push({ sessionId: s.id, sessionTitle: s.title, sessionKind: s.kind, archived: s.archived, messageId: m.id, role: m.role, createdAt: m.createdAt, snippet });
+      }
+    }
+    return { query, hits };
+  }
+
   /** The facade methods (app_chat.go). */
   methods(): Record<string, Impl> {
     return {
@@ -325,8 +357,16 @@ export class FakeChat {
       },
       CreateSession: (input) => {
         this.fail("CreateSession");
-        return { ...this.addSession(input as SessionInput) };
+        const inp = input as SessionInput;
+        const empty = inp.reuseEmpty
+          ? this.sessions.find((s) => s.kind === (inp.kind ?? "chat") && !s.title && !s.archived && !this.messages.get(s.id)?.length)
+          : undefined;
+        if (empty) return { ...empty };
+        return { ...this.addSession(inp) };
       },
+      PinSession: (id, pinned) => this.flag(String(id), { pinned: Boolean(pinned) }),
+      ArchiveSession: (id, archived) => this.flag(String(id), { archived: Boolean(archived) }),
+      SearchMessages: (q) => this.search(String(q)),
       UpdateSession: (id, patch) => {
         const s = this.session(String(id));
         const p = patch as SessionPatch;
