@@ -59,7 +59,7 @@ export function MessageHits({ query, onOpen }: MessageHitsProps) {
               <button type="button" className="message-hit" onClick={() => onOpen(h)} data-testid="message-hit" data-message-id={h.messageId}>
                 <span className="message-hit__title">
                   {h.sessionTitle || t("sidebar.untitled")}
-                  {h.archived && <span className="message-hit__badge">{t("find.archivedBadge")}</span>}
+                  {h.archived && <span className="message-hit__badge"> · {t("find.archivedBadge")}</span>}
                 </span>
                 <span className="message-hit__role">{h.role === "user" ? t("find.roleUser") : t("find.roleAssistant")}</span>
                 <span className="message-hit__snippet" data-testid="message-hit-snippet">
