@@ -89,11 +89,13 @@ describe("findchat: message search, landing on the message, archive", { timeout:
       await page.getByText(msg(en, "find.archived"), { exact: true }).waitFor();
       assert.deepEqual(await titles(), ["Old notes"]);
       await page.getByTestId("session-more").click();
+      await page.getByTestId("session-menu").waitFor();
+      await screenshot(page, "findchat-03-archived-menu");
       await page.getByTestId("session-archive").click();
       await page.getByTestId("archived-back").click();
       await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 2);
       assert.deepEqual((await titles()).sort(), ["Long trip", "Old notes"]);
-      await screenshot(page, "findchat-03-restored");
+      await screenshot(page, "findchat-04-restored");
       assert.deepEqual(ctx.pageErrors, []);
     });
   });
