@@ -77,7 +77,7 @@ func textArg(v driver.Value) string {
 }
 
 // cjk_words(text) and cjk_bigrams(text) are Words and Bigrams in SQL, so triggers keep
-// an FTS index of both columns in step with the rows it indexes (migration 0021).
+// an FTS index of both columns in step with the rows it indexes (migration 0018).
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("cjk_words", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		return Words(textArg(args[0])), nil

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestMigration0021IndexesExistingMessages: the upgrade indexes the finished text parts
+// TestMigration0018IndexesExistingMessages: the upgrade indexes the finished text parts
 // already stored (English words and a two-character Chinese word), not the streaming or
 // non-text ones, and dates each conversation by its last message.
-func TestMigration0021IndexesExistingMessages(t *testing.T) {
+func TestMigration0018IndexesExistingMessages(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cairn.db")
-	db, err := open(ctx, path, migrationsUpTo(t, 20), "migrations")
+	db, err := open(ctx, path, migrationsUpTo(t, 17), "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}
