@@ -88,6 +88,8 @@ describe("findchat: message search, landing on the message, archive", { timeout:
       await page.getByTestId("archived-open").click();
       await page.getByText(msg(en, "find.archived"), { exact: true }).waitFor();
       assert.deepEqual(await titles(), ["Old notes"]);
+      // The row's actions show on hover or focus, as a pointer user reaches them.
+      await page.getByTestId("session-item").first().hover();
       await page.getByTestId("session-more").click();
       await page.getByTestId("session-menu").waitFor();
       await screenshot(page, "findchat-03-archived-menu");
