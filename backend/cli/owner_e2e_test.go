@@ -466,7 +466,11 @@ func TestOwnerKilledWhileTerminalApprovalWaits(t *testing.T) {
 }
 
 // opensDatabase reports whether process pid has the data directory's database open.
-func opensDatabase(pid int, dir string) bool {
+func opensDatabase(t *testing.T, pid int, dir string) bool {
+	t.Helper()
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Fatalf("this test reads a process's open files through /proc: %v", err) // else "never opened" would pass unseen
+	}
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	for _, fd := range fds {
 		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(target, dir+"/cairn.db") {
@@ -480,9 +484,6 @@ func opensDatabase(pid int, dir string) bool {
 // serve owns the directory runs in serve, on its services: the command's own process
 // never opens the database, and its output and exit code are the command's.
 func TestCapabilityCommandRunsInTheOwner(t *testing.T) {
-	if _, err := os.Stat("/proc/self/fd"); err != nil {
-		t.Skip("reads open files through /proc")
-	}
 	t.Setenv("CAIRN_SECRETS", "file")
 	bin := buildCairn(t)
 	dir := t.TempDir()
@@ -504,7 +505,7 @@ func TestCapabilityCommandRunsInTheOwner(t *testing.T) {
 			case <-done:
 				waiting = false
 			case <-time.After(2 * time.Millisecond):
-				opened = opened || opensDatabase(cmd.Process.Pid, dir)
+				opened = opened || opensDatabase(t, cmd.Process.Pid, dir)
 			}
 		}
 		if opened {

@@ -69,7 +69,7 @@ func TestMCPLoginThroughServe(t *testing.T) {
 	tb := serve.openTab(t)
 
 	cmd, authURL, stderr, out := startLogin(t, bin, dir)
-	if opensDatabase(cmd.Process.Pid, dir) {
+	if opensDatabase(t, cmd.Process.Pid, dir) {
 		t.Fatal("the login command opened the database beside serve")
 	}
 	resp, err := http.Get(authURL) // the browser

@@ -178,7 +178,7 @@ describe("citations: chips link to the results, open outside the app, and load n
       assert.equal(await result.getByTestId("site-icon-generic").count(), 1);
       assert.deepEqual(site.requests, ["/start", "/article"], "only the page was asked, never its /favicon.ico");
 
-      await sendWithEnter(page, 'web_fetch {"url":"http://192.168.0.1/admin"}');
+      await sendWithEnter(page, 'web_fetch {"url":"http://127.0.0.2:9/admin"}');
       await waitAssistantStatus(page, 1, "complete");
       const failed = lastAssistant(page).locator('[data-testid="tool-card"][data-tool="web_fetch"]');
       assert.equal(await failed.getAttribute("data-state"), "error");
@@ -186,8 +186,8 @@ describe("citations: chips link to the results, open outside the app, and load n
       await error.waitFor();
       assert.equal(await error.getAttribute("data-error-code"), "fetch_blocked_address");
       const way = failed.getByTestId("web-fetch-open");
-      assert.equal((await way.innerText()).trim(), render(msg(en.chat, "tools.webFetch.openInBrowser"), { host: "192.168.0.1" }));
-      assert.equal(await way.getAttribute("href"), "http://192.168.0.1/admin");
+      assert.equal((await way.innerText()).trim(), render(msg(en.chat, "tools.webFetch.openInBrowser"), { host: "127.0.0.2" }));
+      assert.equal(await way.getAttribute("href"), "http://127.0.0.2:9/admin");
       await screenshot(page, "citations-03-web-fetch-refused");
       assert.deepEqual(remote, []);
       assert.deepEqual(ctx.pageErrors, []);
