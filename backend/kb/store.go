@@ -126,17 +126,23 @@ func (s *SQLStore) DeleteKB(ctx context.Context, id string) error {
 
 func (s *SQLStore) KBs(ctx context.Context) ([]KB, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+kbCols+" FROM kb_bases ORDER BY name")
+	return collect(rows, err, scanKB)
+}
+
+// collect scans every row of a query with scan; an empty result is an empty slice, not
+// nil, so it goes out as [] in JSON.
+func collect[T any](rows *sql.Rows, err error, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []KB{}
+	out := []T{}
 	for rows.Next() {
-		k, err := scanKB(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, k)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -179,19 +185,7 @@ func (s *SQLStore) File(ctx context.Context, id string) (File, error) {
 
 func (s *SQLStore) Files(ctx context.Context, kbID string) ([]File, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+fileCols+" FROM kb_files WHERE kb_id=? ORDER BY name, created_at", kbID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []File{}
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return collect(rows, err, scanFile)
 }
 
 // deleteChunks removes a file's chunks and their FTS rows inside tx.
