@@ -1,12 +1,9 @@
 import { useEffect, useState } from "react";
-import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, useTopic, type AppError, type ApprovalChoice } from "../api";
-import { ErrorView } from "../components/ErrorView";
-import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
 import { windowId } from "../shell/windowId";
 import { ApprovalDialog } from "./ApprovalDialog";
-import { visibleString } from "./visible";
+import { NoticeToast, RequestContext } from "./RequestHostParts";
 
 /** Codes that mean "someone (or something) already ended this request". */
 const SETTLED = new Set(["approval_already_decided", "approval_not_found", "approval_interrupted"]);
@@ -18,9 +15,8 @@ const SETTLED = new Set(["approval_already_decided", "approval_not_found", "appr
  * number of pending requests.
  */
 export function ApprovalHost() {
-  const { t } = useTranslation("chat");
   const client = useClient();
-  const { route, navigate } = useRouter();
+  const { route } = useRouter();
   const { data } = useTopic(client.stores.approvals);
   const sessions = useSessionList().data?.sessions;
   const [failure, setFailure] = useState<{ id: string; error: AppError } | null>(null);
@@ -58,27 +54,10 @@ export function ApprovalHost() {
           request={request}
           onDecide={decide}
           error={failure?.id === request.id ? failure.error : undefined}
-          context={
-            <p className="approval__context" data-testid="approval-context">
-              <span>{t("approval.inSession", { title: title ? visibleString(title) : t("session.untitled") })}</span>
-              {count > 1 && <span className="badge">{t("approval.queue", { count })}</span>}
-              {request.sessionId !== current && (
-                <button type="button" className="link-btn" onClick={() => navigate({ name: "session", id: request.sessionId })}>
-                  {t("approval.openSession")}
-                </button>
-              )}
-            </p>
-          }
+          context={<RequestContext testId="approval-context" sessionId={request.sessionId} title={title} count={count} />}
         />
       )}
-      {notice && (
-        <div className="toast" role="status" data-testid="approval-notice">
-          <ErrorView error={notice} compact />
-          <button type="button" className="icon-btn icon-btn--small" aria-label={t("common:actions.close")} onClick={() => setNotice(null)}>
-            <Icon name="x" size={14} />
-          </button>
-        </div>
-      )}
+      <NoticeToast testId="approval-notice" notice={notice} onClose={() => setNotice(null)} />
     </>
   );
 }

@@ -1,12 +1,9 @@
 import { useState } from "react";
-import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, useTopic, type AppError, type ElicitationAction } from "../api";
-import { ErrorView } from "../components/ErrorView";
-import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
 import { windowId } from "../shell/windowId";
 import { ElicitationDialog } from "./ElicitationDialog";
-import { visibleString } from "./visible";
+import { NoticeToast, RequestContext } from "./RequestHostParts";
 
 /** Codes that mean "someone (or something) already ended this question". */
 const SETTLED = new Set(["elicitation_already_answered", "elicitation_not_found"]);
@@ -18,9 +15,8 @@ const SETTLED = new Set(["elicitation_already_answered", "elicitation_not_found"
  * question is answered or the server stops waiting.
  */
 export function ElicitationHost() {
-  const { t } = useTranslation("chat");
   const client = useClient();
-  const { route, navigate } = useRouter();
+  const { route } = useRouter();
   const { data } = useTopic(client.stores.elicitations);
   const sessions = useSessionList().data?.sessions;
   const [failure, setFailure] = useState<{ id: string; error: AppError } | null>(null);
@@ -53,29 +49,10 @@ export function ElicitationHost() {
           request={request}
           onAnswer={answer}
           error={failure?.id === request.id ? failure.error : undefined}
-          context={
-            (sessionId || pending.length > 1) && (
-              <p className="approval__context" data-testid="elicitation-context">
-                {sessionId && <span>{t("approval.inSession", { title: title ? visibleString(title) : t("session.untitled") })}</span>}
-                {pending.length > 1 && <span className="badge">{t("approval.queue", { count: pending.length })}</span>}
-                {sessionId && sessionId !== current && (
-                  <button type="button" className="link-btn" onClick={() => navigate({ name: "session", id: sessionId })}>
-                    {t("approval.openSession")}
-                  </button>
-                )}
-              </p>
-            )
-          }
+          context={<RequestContext testId="elicitation-context" sessionId={sessionId} title={title} count={pending.length} />}
         />
       )}
-      {notice && (
-        <div className="toast" role="status" data-testid="elicitation-notice">
-          <ErrorView error={notice} compact />
-          <button type="button" className="icon-btn icon-btn--small" aria-label={t("common:actions.close")} onClick={() => setNotice(null)}>
-            <Icon name="x" size={14} />
-          </button>
-        </div>
-      )}
+      <NoticeToast testId="elicitation-notice" notice={notice} onClose={() => setNotice(null)} />
     </>
   );
 }
