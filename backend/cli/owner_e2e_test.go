@@ -71,6 +71,19 @@ func (c *serveChild) errText() string {
 	return c.stderr.String()
 }
 
+// waitErr waits for serve's stderr to hold want: exec copies a child's stderr through a
+// goroutine of its own, so a line written before the URL line can arrive after it.
+func (c *serveChild) waitErr(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(c.errText(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve's stderr never said %q: %s", want, c.errText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
@@ -235,9 +248,7 @@ func TestCommandsWorkThroughServe(t *testing.T) {
 	}
 
 	second := startServeChild(t, bin, dir)
-	if !strings.Contains(second.errText(), fmt.Sprintf("cairn serve (PID %d) already runs the backend", pid)) {
-		t.Fatalf("second serve's stderr: %s", second.errText())
-	}
+	second.waitErr(t, fmt.Sprintf("cairn serve (PID %d) already runs the backend", pid))
 	var snap struct {
 		Values map[string]any `json:"values"`
 	}
