@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { useClient, type Model, type Preset, type Provider, type ProviderInput } from "../api";
+import { useClient, useSecrets, type Model, type Preset, type Provider, type ProviderInput } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
@@ -117,13 +117,19 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   };
   const fetchModels = () => start("fetch");
 
-  const keyStatus = stored?.keySet
-    ? stored.keyLast4
-      ? t("providers.key.setLast4", { last4: stored.keyLast4 })
-      : t("providers.key.set")
-    : needsKey
-      ? t("providers.key.notSet")
-      : t("providers.key.notNeeded");
+  const keyInFile = useSecrets().data?.backend === "file";
+  // A typed key wins over what is stored: the badge says what saving will do.
+  const keyStatus = key.trim()
+    ? t(stored?.keySet ? "providers.key.replacing" : "providers.key.typed")
+    : clearKey
+      ? t("providers.key.removing")
+      : stored?.keySet
+        ? stored.keyLast4
+          ? t("providers.key.setLast4", { last4: stored.keyLast4 })
+          : t("providers.key.set")
+        : needsKey
+          ? t("providers.key.notSet")
+          : t("providers.key.notNeeded");
 
   return (
     <form className="provider-form" onSubmit={submit} data-testid="provider-form" autoComplete="off">
@@ -176,7 +182,7 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
             <span className={`badge ${stored?.keySet ? "badge--ok" : ""}`} data-testid="provider-key-status">
               {keyStatus}
             </span>{" "}
-            {t("providers.key.help")}
+            {t(keyInFile ? "providers.key.helpFile" : "providers.key.help")}
             {preset?.keyUrl && (
               <>
                 {" "}

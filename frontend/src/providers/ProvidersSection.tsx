@@ -122,7 +122,7 @@ export function ProvidersSection() {
         <div className="empty-state providers__empty" data-testid="providers-empty">
           <Icon name="plug" size={24} />
           <p className="empty-state__title">{t("providers.empty")}</p>
-          <p className="empty-state__hint">{t("providers.emptyHint")}</p>
+          <p className="empty-state__hint">{t(secrets?.backend === "file" ? "providers.emptyHintFile" : "providers.emptyHint")}</p>
         </div>
       )}
 

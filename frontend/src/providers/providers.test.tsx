@@ -63,6 +63,30 @@ describe("Settings → Providers", () => {
     expect(backend.chat.keys.get(backend.chat.providers[0]!.id)).toBe(SECRET);
   });
 
+  it("says where keys go and what saving will do with a typed key", async () => {
+    for (const [where, hint, help] of [
+      ["file", /kept in a file only your user can read/, /stored in a local file/],
+      ["keyring", /kept in the system keyring/, /stored in the keyring/],
+    ] as const) {
+      const backend = new FakeBackend();
+      backend.secretBackend = where;
+      const { user, unmount } = open(backend);
+      expect(await screen.findByTestId("providers-empty")).toHaveTextContent(hint);
+      await user.click(screen.getByTestId("provider-add"));
+      await user.click(await screen.findByTestId("preset-ollama"));
+      const form = screen.getByTestId("provider-form");
+      const status = within(form).getByTestId("provider-key-status");
+      expect(status).toHaveTextContent("No key needed");
+      expect(form).toHaveTextContent(help);
+      await user.type(within(form).getByTestId("provider-key"), "sk-local-1234");
+      expect(status).toHaveTextContent("Key will be saved");
+      expect(status).not.toHaveTextContent("No key needed");
+      await user.clear(within(form).getByTestId("provider-key"));
+      expect(status).toHaveTextContent("No key needed");
+      unmount();
+    }
+  });
+
   it("edits models: capabilities, context window, manual add, default, and fetch from /v1/models", async () => {
     const backend = new FakeBackend();
     backend.chat.providers.push({
