@@ -214,6 +214,42 @@ func fileURI(p string) string {
 
 // --- stdio ---
 
+// lookCommand finds a stdio server's command as its start does: on the PATH of the
+// environment the server gets, relative to its working directory. searched is that PATH.
+func lookCommand(command string, env []string, dir string) (path, searched string, err error) {
+	path, err = proc.LookPath(command, proc.EnvValue(env, "PATH"), dir)
+	var nf *proc.NotFoundError
+	if errors.As(err, &nf) {
+		searched = strings.Join(nf.Searched, string(os.PathListSeparator))
+	}
+	return path, searched, err
+}
+
+func commandNotFound(err error, server, command, searched string) *apperr.Error {
+	return apperr.Wrap(err, apperr.MCPCommandNotFound, "mcp server %s", server).
+		WithParam("server", server).WithParam("command", command).WithParam("path", searched)
+}
+
+// missingCommand warns, when a stdio server is saved or imported, that its command is not
+// found where it would start, so the user hears it at once instead of from a failed start.
+// A command that names a credential placeholder is left to the start.
+func (m *Manager) missingCommand(in Server) *apperr.Error {
+	if in.Transport != TransportStdio || in.Command == "" || strings.Contains(in.Command, placeholderOpen) {
+		return nil
+	}
+	plain := map[string]string{}
+	for _, v := range in.Env {
+		if !v.Secret {
+			plain[v.Name] = v.Value
+		}
+	}
+	env := proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), plain)
+	if _, searched, err := lookCommand(in.Command, env, in.Cwd); err != nil {
+		return commandNotFound(err, in.Name, in.Command, searched)
+	}
+	return nil
+}
+
 func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, opts *mcp.ClientSessionOptions, rc resolved) (*conn, error) {
 	env := proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), rc.env)
 	dir := rc.Cwd
@@ -222,16 +258,10 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 			return nil, invalid(fmt.Sprintf("the working directory %s does not exist", dir))
 		}
 	}
-	path, err := proc.LookPath(rc.Command, proc.EnvValue(env, "PATH"), dir)
+	path, searched, err := lookCommand(rc.Command, env, dir)
 	if err != nil {
-		var nf *proc.NotFoundError
-		searched := ""
-		if errors.As(err, &nf) {
-			searched = strings.Join(nf.Searched, string(os.PathListSeparator))
-		}
 		s.log.Eventf("command %q not found; searched %s", rc.Command, searched)
-		return nil, apperr.Wrap(err, apperr.MCPCommandNotFound, "mcp server %s", rc.Name).
-			WithParam("server", rc.Name).WithParam("command", rc.Command).WithParam("path", searched)
+		return nil, commandNotFound(err, rc.Name, rc.Command, searched)
 	}
 	out := &procStderr{ended: make(chan struct{})}
 	dec := logring.NewDecoder(func(line string) {

@@ -32,7 +32,8 @@ type ImportEntry struct {
 	Reason string        `json:"reason,omitempty"`
 	Error  *apperr.Error `json:"error,omitempty"`
 	// Warnings name texts that look like credentials but could not be moved to the
-	// keyring (mcp_credential_not_moved); the entry was imported all the same.
+	// keyring (mcp_credential_not_moved) and a command not found on the server's PATH
+	// (mcp_command_not_found); the entry was imported all the same.
 	Warnings []*apperr.Error `json:"warnings,omitempty"`
 }
 

@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,5 +138,38 @@ func TestExportImportRoundTrip(t *testing.T) {
 	rep, _ = a.m.Import(ctx, []byte(full.JSON))
 	if rep.Unchanged != 4 {
 		t.Fatalf("importing its own export: %+v", rep)
+	}
+}
+
+// TestImportWarnsOfAMissingCommand: an entry whose command is not on the PATH it would
+// start with is imported with a warning that names the command and the PATH searched; a
+// command that is there, or one found through the entry's own PATH, gets none.
+func TestImportWarnsOfAMissingCommand(t *testing.T) {
+	h := newHarness(t, cold)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "my-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`{"mcpServers": {
+		"gone": {"command": "cairn-no-such-command-7f3a"},
+		"there": {"command": "sh", "args": ["-c", "true"]},
+		"ownpath": {"command": "my-mcp", "env": {"PATH": %q}}
+	}}`, bin)
+	rep, err := h.m.Import(context.Background(), []byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rep.Entries {
+		switch e.Name {
+		case "gone":
+			if e.Status != ImportAdded || len(e.Warnings) != 1 || e.Warnings[0].Code != apperr.MCPCommandNotFound ||
+				e.Warnings[0].Params["command"] != "cairn-no-such-command-7f3a" || e.Warnings[0].Params["path"] == "" {
+				t.Errorf("gone: %+v %+v", e, e.Warnings)
+			}
+		default:
+			if e.Status != ImportAdded || len(e.Warnings) != 0 {
+				t.Errorf("%s: %+v %+v", e.Name, e, e.Warnings)
+			}
+		}
 	}
 }

@@ -19,7 +19,7 @@ type change struct {
 	writes    map[string]string // secret store name → value to write
 	deletes   []string          // secret store names no longer used, removed after the commit
 	newSecret bool              // a secret value was written: the server restarts
-	warnings  []*apperr.Error   // texts that look like credentials but could not be moved
+	warnings  []*apperr.Error   // credentials that could not be moved, a command not found
 }
 
 // prepare splits a normalized config into its row and its secret values: credentials
@@ -36,6 +36,9 @@ func (m *Manager) prepare(in Server, old *Server) (change, error) {
 		return change{}, err
 	}
 	ch.warnings = mv.warnings
+	if w := m.missingCommand(in); w != nil {
+		ch.warnings = append(ch.warnings, w)
+	}
 	want := map[string]bool{}
 	in.Credentials = nil
 	for _, n := range mv.names {

@@ -27,7 +27,8 @@ type ServerView struct {
 	// Instructions are what the server tells the model (from initialize).
 	Instructions string `json:"instructions,omitempty"`
 	// Warnings (Save only) name texts that look like credentials but could not be moved
-	// to the keyring (mcp_credential_not_moved); the save went through.
+	// to the keyring (mcp_credential_not_moved) and a command not found on the server's
+	// PATH (mcp_command_not_found); the save went through.
 	Warnings []*apperr.Error `json:"warnings,omitempty"`
 }
 
