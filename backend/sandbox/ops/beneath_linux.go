@@ -57,4 +57,3 @@ func (b beneath) open(rel string, flag int, perm os.FileMode, noLinks bool) (*os
 		return os.NewFile(uintptr(fd), rel), nil
 	}
 }
-

@@ -24,12 +24,12 @@ import (
 
 // Bounds of a read.
 const (
-	DefaultLimit  = 2000     // lines of one read when the request says none
-	MaxLimit      = 20000    // lines one read may ask for
-	MaxLineChars  = 2000     // a longer line is cut
+	DefaultLimit  = 2000      // lines of one read when the request says none
+	MaxLimit      = 20000     // lines one read may ask for
+	MaxLineChars  = 2000      // a longer line is cut
 	MaxReadOutput = 256 << 10 // bytes of numbered lines one read returns
-	MaxDecoded    = 64 << 20 // largest file decoded whole (UTF-16, documents) or counted to its end
-	MaxImageBytes = 5 << 20  // largest image returned as an image
+	MaxDecoded    = 64 << 20  // largest file decoded whole (UTF-16, documents) or counted to its end
+	MaxImageBytes = 5 << 20   // largest image returned as an image
 )
 
 // ReadRequest asks for lines offset..offset+limit-1 of a file (1-based).
@@ -56,9 +56,9 @@ type ReadResult struct {
 	From    int    `json:"from,omitempty"`
 	To      int    `json:"to,omitempty"`
 	// Lines is the number of lines of the file; 0 when it was too large to count.
-	Lines int  `json:"lines,omitempty"`
-	More  bool `json:"more,omitempty"` // lines after To
-	Cut   int  `json:"cut,omitempty"`  // lines cut at MaxLineChars
+	Lines int    `json:"lines,omitempty"`
+	More  bool   `json:"more,omitempty"` // lines after To
+	Cut   int    `json:"cut,omitempty"`  // lines cut at MaxLineChars
 	Image *Image `json:"image,omitempty"`
 }
 

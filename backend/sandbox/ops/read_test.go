@@ -185,5 +185,5 @@ func TestMainRefusesUnknownOpsAndBadRequests(t *testing.T) {
 		t.Fatalf("bad JSON: %d %s", code, out.String())
 	}
 	wantCode(t, call(t, OpRead, ReadRequest{Common: Common{Workspace: "relative/ws"}, Path: "x"}, nil), CodeBadRequest)
-	wantCode(t, call(t, OpRead, ReadRequest{Common: Common{Workspace: t.TempDir(), Protected: []string{"[" }}, Path: "x"}, nil), CodeBadRequest)
+	wantCode(t, call(t, OpRead, ReadRequest{Common: Common{Workspace: t.TempDir(), Protected: []string{"["}}, Path: "x"}, nil), CodeBadRequest)
 }
