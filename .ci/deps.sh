@@ -25,8 +25,10 @@ cd "$root/frontend"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
-# Real MCP servers for the integration tests (pinned in the lock file).
+# Real MCP servers for the integration tests (pinned in the lock file). The browser
+# servers drive the Debian Chromium installed above: nothing downloads a browser.
 if [ "$mode" = test ]; then
+  export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1
   cd "$root/backend/mcp/testdata/npm"
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund --loglevel=error

@@ -63,6 +63,8 @@ func Install() error {
 	}
 	cmd := exec.Command("npm", args...)
 	cmd.Dir = dir
+	// The browser servers drive the system's Chromium; no package may fetch its own.
+	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PUPPETEER_SKIP_DOWNLOAD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("npm %s in %s: %v\n%s", args[0], dir, err, out)
