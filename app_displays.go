@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cairn-app/cairn/backend/skills"
 	"github.com/cairn-app/cairn/backend/webfetch"
 	"github.com/cairn-app/cairn/backend/websearch"
 )
@@ -13,4 +14,7 @@ type wireDisplays struct {
 	WebSearch websearch.Answer
 	// web_fetch's (parse_link's) display.
 	WebFetch webfetch.Card
+	// skill_load's and skill_read_resource's displays.
+	SkillLoaded   skills.Loaded
+	SkillResource skills.ResourceRead
 }

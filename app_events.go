@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
+	"github.com/cairn-app/cairn/backend/skills"
 )
 
 // wireEvents names the payload of every event type a window receives (the event tag is
@@ -51,7 +52,11 @@ type wireEvents struct {
 	// A re-embed's progress (topic kb), and the KBs a session attached.
 	KBReembed  kb.ReembedProgress `event:"kb:reembed"`
 	KBAttached kb.SessionKBs      `event:"kb:attached"`
-	ToolsPrefs struct {
+	// The skills found or their switches changed (topic skills); a conversation's own
+	// switches changed.
+	SkillsChanged       struct{}              `event:"skills:changed"`
+	SkillsSessionChange skills.SessionChanged `event:"skills:session"`
+	ToolsPrefs          struct {
 		Name    string `json:"name"`
 		Enabled bool   `json:"enabled"`
 	} `event:"tools:prefs"`

@@ -167,6 +167,16 @@ const (
 	KBRerankFailed   Code = "kb_rerank_failed"
 	KBUploadInvalid  Code = "kb_upload_invalid"
 
+	// Agent skills.
+	SkillNotFound         Code = "skill_not_found"
+	SkillInvalid          Code = "skill_invalid"
+	SkillOff              Code = "skill_off"
+	SkillResourceInvalid  Code = "skill_resource_invalid"
+	SkillResourceNotFound Code = "skill_resource_not_found"
+	SkillImportInvalid    Code = "skill_import_invalid"
+	SkillImportTooLarge   Code = "skill_import_too_large"
+	SkillExists           Code = "skill_exists"
+
 	// Web search providers and the pages they read (WEB-1, WEB-2).
 	TavilyKeyRequired      Code = "tavily_api_key_required"
 	SearchKeyRequired      Code = "search_api_key_required"
@@ -351,6 +361,15 @@ var catalogue = map[Code]def{
 	KBFolderNotFound: {},
 	KBRerankFailed:   {action: retry},
 	KBUploadInvalid:  {},
+
+	SkillNotFound:         {action: openSettings("skills")},
+	SkillInvalid:          {action: openSettings("skills")},
+	SkillOff:              {action: openSettings("skills")},
+	SkillResourceInvalid:  {},
+	SkillResourceNotFound: {},
+	SkillImportInvalid:    {},
+	SkillImportTooLarge:   {},
+	SkillExists:           {},
 
 	TavilyKeyRequired:      {action: openSettings("web-search")},
 	SearchKeyRequired:      {action: openSettings("web-search")},

@@ -326,7 +326,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 	scope := tools.Scope{SessionID: r.sess.ID, SessionKind: r.sess.Kind, Toolsets: r.sess.Toolsets,
 		Model: tools.ModelCaps{SupportsTools: target.Model.SupportsTools, Vision: target.Model.Vision,
 			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow},
-		FoldAll: r.svc.cfg.Settings.Bool(ctx, "chat.foldAllTools")}
+		FoldAll: r.svc.cfg.Settings.Bool(ctx, "chat.foldAllTools"), Conversation: latestUserText(history, conversationChars)}
 	runner := r.svc.toolRunner()
 	costNoted := false
 
@@ -744,4 +744,27 @@ func (r *run) end(e *apperr.Error) {
 	sess.State = StateIdle
 	r.svc.bus.Publish(events.TopicSessions, EventSessionsUpserted, sess)
 	r.mu.Unlock()
+}
+
+// conversationChars caps the user text a scope carries for toolsets that rank what they
+// offer by the conversation: the latest messages say what it is about now.
+const conversationChars = 4000
+
+// latestUserText is the text of the latest user messages, newest first, up to max bytes.
+func latestUserText(history []llm.Message, max int) string {
+	var b strings.Builder
+	for i := len(history) - 1; i >= 0 && b.Len() < max; i-- {
+		if history[i].Role != llm.RoleUser || history[i].Content == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(history[i].Content)
+	}
+	s := b.String()
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "")
+	}
+	return s
 }

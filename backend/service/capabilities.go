@@ -11,7 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/location"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/sandbox"
-	"github.com/cairn-app/cairn/backend/skill"
+	"github.com/cairn-app/cairn/backend/skills"
 	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/cairn-app/cairn/backend/web"
 )
@@ -26,7 +26,7 @@ func Capabilities() capability.List {
 		kb.Capability(),
 		file.Capability(),
 		sandbox.Capability(),
-		skill.Capability(),
+		skills.Capability(),
 		location.Capability(),
 		mcp.Capability(),
 		metaCapability(),

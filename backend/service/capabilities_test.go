@@ -36,7 +36,7 @@ func TestListsDerivedFromCapabilities(t *testing.T) {
 	if got, want := s.Secrets.Known(), Capabilities().Secrets(); !slices.Equal(got, want) || !slices.Contains(got, "websearch.tavily") {
 		t.Fatalf("known secrets = %v, want %v", got, want)
 	}
-	for kind, want := range map[string][]string{chat.KindChat: {"mcp"}, chat.KindTask: {"mcp", "sandbox"}} {
+	for kind, want := range map[string][]string{chat.KindChat: {"mcp", "skill"}, chat.KindTask: {"mcp", "sandbox", "skill"}} {
 		sess, err := s.Chat.CreateSession(ctx, chat.SessionInput{Kind: kind})
 		if err != nil || !slices.Equal(sess.Toolsets, want) {
 			t.Fatalf("new %s session toolsets = %v (%v), want %v", kind, sess.Toolsets, err, want)

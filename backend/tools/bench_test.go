@@ -98,7 +98,7 @@ func definitionTokens100(tb testing.TB) (unfolded, folded int) {
 	cost := func(window int) (int, int) {
 		s := toolstest.ChatScope("t")
 		s.Model.ContextWindow = window
-		sel := r.SelectActive(s)
+		sel := r.SelectActive(context.Background(), s)
 		n, err := codec.Count(sel.Instructions)
 		if err != nil {
 			tb.Fatal(err)

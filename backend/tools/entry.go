@@ -113,6 +113,11 @@ type Entry struct {
 	// Instruction is the toolset's text for the system prompt, injected once per
 	// namespace whatever number of its tools carry it.
 	Instruction string
+	// Instructions, when set, writes the toolset's text for one request instead of
+	// Instruction: text that depends on the session or the conversation (the skills a
+	// session has on, the most relevant first). It is asked once per namespace and
+	// request, must be quick, and "" adds nothing.
+	Instructions func(ctx context.Context, s Scope) string
 	// ProgressKind labels progress events ("bash", "web", …); default "mcp" for MCP
 	// tools and "generic" otherwise.
 	ProgressKind string

@@ -125,7 +125,7 @@ func (p *Pipeline) Select(ctx context.Context, scope Scope) (Selection, error) {
 		p.scopes[scope.SessionID] = kept
 		p.mu.Unlock()
 	}
-	sel := p.reg.SelectActive(scope)
+	sel := p.reg.SelectActive(ctx, scope)
 	if scope.Model.SupportsTools && p.hasSpills(scope.SessionID) {
 		sel.Tools = append(sel.Tools, p.readDef)
 		sel.ToolTokens += p.readTokens()

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,8 +193,9 @@ func (r *Registry) MetaToolsTokens() int { return r.metaCatalog().tokens }
 // holds and that the user did not disable, de-duplicated by wire name (built-ins win over
 // MCP), sorted by wire name, with their toolsets' instructions; then folding, which
 // replaces folded tools by the meta tools and adds a <DEFERRED_TOOLS> section. A model
-// without tool support gets nothing.
-func (r *Registry) SelectActive(scope Scope) Selection {
+// without tool support gets nothing. An entry's Instructions writes its toolset's text
+// for this request, in place of Instruction.
+func (r *Registry) SelectActive(ctx context.Context, scope Scope) Selection {
 	if !scope.Model.SupportsTools {
 		return Selection{}
 	}
@@ -221,9 +223,7 @@ func (r *Registry) SelectActive(scope Scope) Selection {
 		}
 		sel.Tools = append(sel.Tools, rec.def)
 		sel.ToolTokens += rec.tokens
-		if e.Instruction != "" && !slices.ContainsFunc(instr, func(t nsText) bool { return t.ns == e.Namespace && t.text == e.Instruction }) {
-			instr = append(instr, nsText{e.Namespace, e.Instruction})
-		}
+		instr = addInstruction(ctx, instr, e, scope)
 	}
 	if len(sel.Deferred) > 0 {
 		sel.Tools = append(sel.Tools, meta.defs...)
@@ -235,7 +235,35 @@ func (r *Registry) SelectActive(scope Scope) Selection {
 	return sel
 }
 
-type nsText struct{ ns, text string }
+type nsText struct {
+	ns, text string
+	dynamic  bool // written by the entry's Instructions
+}
+
+// addInstruction adds e's toolset text once per namespace: its Instructions' text for
+// this request when it has one (asked once per namespace), else its fixed Instruction.
+func addInstruction(ctx context.Context, instr []nsText, e *Entry, scope Scope) []nsText {
+	if e.Instructions != nil {
+		if slices.ContainsFunc(instr, func(t nsText) bool { return t.ns == e.Namespace && t.dynamic }) {
+			return instr
+		}
+		return append(instr, nsText{ns: e.Namespace, text: instructionsOf(ctx, e, scope), dynamic: true})
+	}
+	if e.Instruction != "" && !slices.ContainsFunc(instr, func(t nsText) bool { return t.ns == e.Namespace && t.text == e.Instruction }) {
+		instr = append(instr, nsText{ns: e.Namespace, text: e.Instruction})
+	}
+	return instr
+}
+
+// instructionsOf runs an entry's Instructions; a panicking one adds nothing.
+func instructionsOf(ctx context.Context, e *Entry, scope Scope) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = ""
+		}
+	}()
+	return e.Instructions(ctx, scope)
+}
 
 // joinInstructions orders the toolsets' instructions by namespace (stable prompt prefix)
 // and appends the <DEFERRED_TOOLS> section when something was folded.
@@ -243,6 +271,9 @@ func joinInstructions(instr []nsText, deferred []deferredNamespace) string {
 	slices.SortStableFunc(instr, func(a, b nsText) int { return cmp.Compare(a.ns, b.ns) })
 	var b strings.Builder
 	for _, t := range instr {
+		if t.text == "" {
+			continue
+		}
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}

@@ -207,7 +207,7 @@ func TestSelectActive(t *testing.T) {
 	mustRegister(t, r, webOnly("search"), webOnly("fetch"), kb, sandbox, panicky, dupMCP, dupBuiltin, onlyMCP, hidden)
 
 	scope.Disabled = map[string]bool{"location_locate": true}
-	sel := r.SelectActive(scope)
+	sel := r.SelectActive(context.Background(), scope)
 	wantNames := []string{"kb_search", "web_clash", "web_fetch", "web_other", "web_search"}
 	if got := names(sel.Tools); !slices.Equal(got, wantNames) {
 		t.Fatalf("tools = %v, want %v", got, wantNames)
@@ -227,7 +227,7 @@ func TestSelectActive(t *testing.T) {
 
 	// The built-in twin disabled: the MCP tool of that name takes its place.
 	scope.Disabled = map[string]bool{"web_clash": true}
-	for _, d := range r.SelectActive(scope).Tools {
+	for _, d := range r.SelectActive(context.Background(), scope).Tools {
 		if d.Name == "web_clash" {
 			t.Fatalf("a disabled name must disappear from every source, got %q", d.Description)
 		}
@@ -236,12 +236,12 @@ func TestSelectActive(t *testing.T) {
 	task := toolstest.ChatScope("s2")
 	task.SessionKind = "task"
 	task.Toolsets = nil
-	if got := names(r.SelectActive(task).Tools); !slices.Equal(got, []string{"kb_search", "location_locate", "sandbox_bash", "web_clash", "web_other"}) {
+	if got := names(r.SelectActive(context.Background(), task).Tools); !slices.Equal(got, []string{"kb_search", "location_locate", "sandbox_bash", "web_clash", "web_other"}) {
 		t.Fatalf("task tools = %v", got)
 	}
 	// A model without tool support gets nothing.
 	scope.Model.SupportsTools = false
-	if sel := r.SelectActive(scope); len(sel.Tools) != 0 || sel.Instructions != "" {
+	if sel := r.SelectActive(context.Background(), scope); len(sel.Tools) != 0 || sel.Instructions != "" {
 		t.Fatalf("no-tools model got %v", names(sel.Tools))
 	}
 }
@@ -260,7 +260,7 @@ func TestSelectActiveFolds(t *testing.T) {
 	scope := toolstest.ChatScope("s1")
 	scope.Model.ContextWindow = 128_000
 
-	sel := r.SelectActive(scope)
+	sel := r.SelectActive(context.Background(), scope)
 	want := []string{"tool_inspect", "tool_invoke", "tool_search", "web_search"}
 	if got := names(sel.Tools); !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
@@ -276,7 +276,7 @@ func TestSelectActiveFolds(t *testing.T) {
 
 	// A window large enough that 100 tools are under 10%: nothing folded, no meta tools.
 	scope.Model.ContextWindow = 10_000_000
-	sel = r.SelectActive(scope)
+	sel = r.SelectActive(context.Background(), scope)
 	if len(sel.Deferred) != 0 || len(sel.Tools) != 102 || slices.Contains(names(sel.Tools), "tool_search") {
 		t.Fatalf("huge window: %d tools, %d deferred", len(sel.Tools), len(sel.Deferred))
 	}
@@ -302,7 +302,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 50; j++ {
-				sel := r.SelectActive(scope)
+				sel := r.SelectActive(context.Background(), scope)
 				if !slices.IsSorted(names(sel.Tools)) {
 					t.Error("unsorted selection")
 					return
@@ -336,5 +336,34 @@ func TestReplaceNamespaces(t *testing.T) {
 	}
 	if n := len(r.List()); n != 4 { // web_search and A's three
 		t.Fatalf("%d tools, want 4: %+v", n, r.List())
+	}
+}
+
+// TestSelectActiveWritesInstructionsPerRequest: a toolset whose text depends on the
+// request is asked once per request with that request's scope; one that writes nothing
+// or panics adds nothing, and the fixed instructions keep their order.
+func TestSelectActiveWritesInstructionsPerRequest(t *testing.T) {
+	r := tools.NewRegistry()
+	asked := 0
+	load, read := builtin("kb", "load"), builtin("kb", "read")
+	dyn := func(_ context.Context, s tools.Scope) string {
+		asked++
+		return "About: " + s.Conversation
+	}
+	load.Instructions, read.Instructions = dyn, dyn
+	web := builtin("web", "search")
+	web.Instruction = "Web instruction."
+	boom := builtin("file", "read")
+	boom.Instructions = func(context.Context, tools.Scope) string { panic("no") }
+	mustRegister(t, r, load, read, web, boom)
+	scope := toolstest.ChatScope("s1")
+	scope.Conversation = "tomatoes"
+	sel := r.SelectActive(context.Background(), scope)
+	if sel.Instructions != "About: tomatoes\n\nWeb instruction." || asked != 1 {
+		t.Fatalf("instructions %q, asked %d times", sel.Instructions, asked)
+	}
+	scope.Conversation = "aphids"
+	if sel := r.SelectActive(context.Background(), scope); sel.Instructions != "About: aphids\n\nWeb instruction." {
+		t.Fatalf("second request: %q", sel.Instructions)
 	}
 }

@@ -36,6 +36,7 @@ type TypedTool[In any] struct {
 	Timeout         time.Duration
 	ProgressKind    string
 	Instruction     string
+	Instructions    func(ctx context.Context, s Scope) string
 	Applies         func(Scope) bool
 
 	// Validate checks a call's input beyond the schema; its error is shown to the model.
@@ -86,7 +87,7 @@ func Typed[In any](t TypedTool[In]) Entry {
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, ConcurrencySafe: t.ConcurrencySafe,
 		Approval: t.Approval, Cancellable: t.Cancellable, Aliases: t.Aliases,
 		MaxResultBytes: t.MaxResultBytes, Timeout: t.Timeout, ProgressKind: t.ProgressKind,
-		Instruction: t.Instruction,
+		Instruction: t.Instruction, Instructions: t.Instructions,
 		ValidateInput: func(ctx context.Context, args json.RawMessage) error {
 			in, err := decodeInput[In](args)
 			if err != nil || t.Validate == nil {

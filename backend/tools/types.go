@@ -30,6 +30,10 @@ type Scope struct {
 	// FoldAll folds every auto tool behind the meta tools, whatever the cost gates say
 	// (setting chat.foldAllTools: the way out when tool definitions fill the window).
 	FoldAll bool `json:"foldAll,omitempty"`
+	// Conversation is the latest user text of the conversation (capped), for a toolset
+	// whose instruction ranks what it offers by what the conversation is about. It is
+	// never part of a call's JSON.
+	Conversation string `json:"-"`
 }
 
 // HasToolset reports whether the session enabled a toolset.

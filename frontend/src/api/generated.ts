@@ -122,6 +122,8 @@ export interface Facade {
   GetSessionKBs(sessionID: string): Promise<string[]>;
   /** GetSessionPermissionMode returns a session's permission mode (its own or the default). */
   GetSessionPermissionMode(sessionID: string): Promise<ApprovalSessionMode>;
+  /** GetSessionSkills are the usable skills as a conversation has them. */
+  GetSessionSkills(sessionID: string): Promise<SkillsSessionSkill[]>;
   /** GetSettings returns every setting with its spec, stamped with the topic seq. */
   GetSettings(): Promise<SettingsSnapshot>;
   /**
@@ -138,6 +140,13 @@ export interface Facade {
   ImportConversations(name: string, data: string): Promise<TransferImportReport>;
   /** ImportMCPServers imports pasted or loaded `mcpServers` JSON and reports per entry. */
   ImportMCPServers(json: string): Promise<MCPImportReport>;
+  /**
+   * ImportSkillPath copies a skill folder or a .zip on this computer into the data
+   * directory's skills.
+   */
+  ImportSkillPath(path: string): Promise<SkillsSkill>;
+  /** ImportSkillZip imports a zip the window read (a picker or a drop), in base64. */
+  ImportSkillZip(name: string, dataBase64: string): Promise<SkillsSkill>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
   ListApprovalAudit(query: ApprovalAuditQuery, limit: number): Promise<ApprovalAuditPage>;
   /** ListKBFiles lists a knowledge base's files with their ingest state. */
@@ -186,6 +195,8 @@ export interface Facade {
   ListSessionApprovals(sessionID: string): Promise<ApprovalPending>;
   /** ListSessions lists sessions, newest first, optionally filtered by title. */
   ListSessions(query: string): Promise<ChatSessionList>;
+  /** ListSkills lists every skill found, with where it came from, its switch and its error. */
+  ListSkills(): Promise<SkillsSkill[]>;
   /**
    * ListTools is Settings → Tools: every registered tool, its namespace, flags, origin and
    * whether the user turned it off.
@@ -296,8 +307,15 @@ export interface Facade {
    * bypassPermissions); "" follows the global default again.
    */
   SetSessionPermissionMode(sessionID: string, mode: string): Promise<ApprovalSessionMode>;
+  /** SetSessionSkill sets a conversation's own choice for a skill: "on", "off" or "default". */
+  SetSessionSkill(sessionID: string, name: string, state: string): Promise<SkillsSessionSkill[]>;
   /** SetSetting validates and stores one setting; every window receives settings:changed. */
   SetSetting(key: string, value: unknown): Promise<SettingsSnapshot>;
+  /**
+   * SetSkillEnabled switches a skill on or off for every conversation without a choice of
+   * its own.
+   */
+  SetSkillEnabled(name: string, enabled: boolean): Promise<SkillsSkill>;
   /** SetToolEnabled turns one tool on or off for every session. */
   SetToolEnabled(name: string, enabled: boolean): Promise<void>;
   /** SignOutMCPServer deletes a remote server's OAuth tokens; it needs a new sign-in. */
@@ -374,6 +392,13 @@ export interface EventPayloads {
   /** A re-embed's progress (topic kb), and the KBs a session attached. */
   "kb:reembed": KbReembedProgress;
   "kb:attached": KbSessionKBs;
+  /**
+   * The skills found or their switches changed (topic skills); a conversation's own
+   * switches changed.
+   */
+  "skills:changed": {
+  };
+  "skills:session": SkillsSessionChanged;
   "tools:prefs": {
     name: string;
     enabled: boolean;
@@ -1340,7 +1365,8 @@ export interface MCPImportEntry {
   error?: ApperrError;
   /**
    * Warnings name texts that look like credentials but could not be moved to the
-   * keyring (mcp_credential_not_moved); the entry was imported all the same.
+   * keyring (mcp_credential_not_moved) and a command not found on the server's PATH
+   * (mcp_command_not_found); the entry was imported all the same.
    */
   warnings?: ApperrError[];
 }
@@ -1537,7 +1563,8 @@ export interface MCPServerView {
   instructions?: string;
   /**
    * Warnings (Save only) name texts that look like credentials but could not be moved
-   * to the keyring (mcp_credential_not_moved); the save went through.
+   * to the keyring (mcp_credential_not_moved) and a command not found on the server's
+   * PATH (mcp_command_not_found); the save went through.
    */
   warnings?: ApperrError[];
 }
@@ -1931,6 +1958,73 @@ export interface SettingsSpec {
 
 /** Type is the kind of value a setting holds. */
 export type SettingsType = "string" | "bool" | "int" | "enum" | "duration";
+
+/** Loaded is skill_load's result for the tool card. */
+export interface SkillsLoaded {
+  name: string;
+  description: string;
+  source: SkillsSource;
+  dir: string;
+  resources: SkillsResource[];
+  /** more files than listed */
+  more?: boolean;
+}
+
+/** Resource is one file of a skill's folder besides SKILL.md. */
+export interface SkillsResource {
+  /** relative to the skill's folder, with '/' */
+  path: string;
+  size: number;
+}
+
+/** ResourceRead is skill_read_resource's result for the tool card. */
+export interface SkillsResourceRead {
+  name: string;
+  path: string;
+  size: number;
+  binary?: boolean;
+  /** longer than was read */
+  cut?: boolean;
+}
+
+/** SessionChanged says whose switches changed (TypeSessionChanged). */
+export interface SkillsSessionChanged {
+  sessionId: string;
+}
+
+/**
+ * SessionSkill is a skill as one conversation has it: on or off there, and whether that
+ * is the conversation's own choice or the global switch.
+ */
+export interface SkillsSessionSkill {
+  name: string;
+  enabled: boolean;
+  /** the conversation chose; else the global switch holds */
+  own: boolean;
+}
+
+/**
+ * Skill is one skill folder as discovery found it. A skill whose SKILL.md cannot be read
+ * has Error set and its folder's name as Name; it is listed but never offered.
+ */
+export interface SkillsSkill {
+  name: string;
+  description: string;
+  dir: string;
+  source: SkillsSource;
+  /** Root is the folder of the source it came from. */
+  root: string;
+  readOnly: boolean;
+  /** Enabled is the global switch (on unless the user turned it off). */
+  enabled: boolean;
+  /** ShadowedBy is the folder of an earlier skill of the same name, which is the one used. */
+  shadowedBy?: string;
+  /** Error says what is wrong with the skill's SKILL.md (front matter, size, encoding). */
+  error?: string;
+}
+
+/** Source is where a skill was found. */
+export type SkillsSource = "data" | "folder" | "claude" | "agents";
 
 /** Defer says whether a tool may be folded behind the meta tools (TOOL-4). */
 export type ToolsDefer = "never" | "always" | "auto";

@@ -42,9 +42,10 @@ export const TOOLSETS: CapabilityToolset[] = [
     "name": "skill",
     "label": "chat:tools.namespace.skill",
     "icon": "sparkle",
-    "chat": false,
-    "task": false,
-    "fixed": false
+    "chat": true,
+    "task": true,
+    "fixed": false,
+    "section": "skills"
   },
   {
     "name": "location",
