@@ -21,9 +21,46 @@ import (
 type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
+	Detail string `json:"detail"` // English, for the terminal
+	// Texts are the detail's parts for the windows, which show them in their language
+	// (about.detail.<key>) joined by "; ".
+	Texts []Text `json:"texts,omitempty"`
 	// Required checks make the installation unusable when they fail; the others are notes.
 	Required bool `json:"required"`
+}
+
+// Text is one part of a check's detail that a window shows in its own language.
+type Text struct {
+	Key    string            `json:"key"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// TextKeys lists every Text.Key a report can carry; each has a text in every locale.
+func TextKeys() []string {
+	return []string{"dataDirOk", "failed", "database", "keyringSystem", "keyringFile", "keyringFileNote",
+		"settingsFailed", "settingsUnreadable", "settingsOk", "webSearchUnknown", "webSearchOk",
+		"webviewNoDesktop", "webviewSystem", "webviewLib", "webviewNoLib", "webviewNoDisplay",
+		"version", "pathFound", "pathMissing"}
+}
+
+// said builds a check whose detail is one text: english for the terminal, key and params
+// for the windows.
+func said(c Check, english, key string, params ...string) Check {
+	c.Detail = english
+	c.Texts = []Text{text(key, params...)}
+	return c
+}
+
+// text pairs its params as name, value, name, value….
+func text(key string, params ...string) Text {
+	t := Text{Key: key}
+	if len(params) > 0 {
+		t.Params = map[string]string{}
+		for i := 0; i+1 < len(params); i += 2 {
+			t.Params[params[i]] = params[i+1]
+		}
+	}
+	return t
 }
 
 // Report is what `cairn doctor` and Settings → About show.
@@ -41,34 +78,22 @@ func Run(ctx context.Context, s *service.Services, desktop bool) Report {
 	r := Report{Version: buildinfo.Get(), DataDir: s.DataDir}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 
-	probe := filepath.Join(s.DataDir, ".doctor-probe")
-	err := os.WriteFile(probe, []byte("ok"), 0o600)
-	os.Remove(probe)
-	add(Check{Name: "data_dir", OK: err == nil, Required: true, Detail: detail(s.DataDir, err)})
-
+	add(dataDirCheck(s.DataDir))
 	v, err := s.DB.Version(ctx)
 	r.DBVersion = v
-	add(Check{Name: "database", OK: err == nil && v == store.LatestVersion(), Required: true,
-		Detail: fmt.Sprintf("%s (schema %d of %d)", s.DB.Path, v, store.LatestVersion())})
-
-	kind, note := s.Secrets.Backend()
-	r.Keyring = kind
-	kd := "system keyring"
-	if kind == secrets.BackendFile {
-		kd = "keys stored in a local file, not the system keyring (" + filepath.Join(s.DataDir, secrets.FileName) + ")"
-		if note != "" {
-			kd += ": " + note
-		}
-	}
-	add(Check{Name: "keyring", OK: kind == secrets.BackendKeyring, Detail: kd})
-
+	latest := fmt.Sprint(store.LatestVersion())
+	add(said(Check{Name: "database", OK: err == nil && v == store.LatestVersion(), Required: true},
+		fmt.Sprintf("%s (schema %d of %s)", s.DB.Path, v, latest), "database", "path", s.DB.Path, "version", fmt.Sprint(v), "latest", latest))
+	r.Keyring, _ = s.Secrets.Backend()
+	add(keyringCheck(s))
 	add(settingsCheck(ctx, s))
 	add(webSearchCheck(ctx, s))
 	add(webviewCheck(desktop))
-	add(Check{Name: "version", OK: true, Detail: fmt.Sprintf("cairn %s %s, %s, %s", r.Version.Version, r.Version.Commit, r.Version.GoVersion, r.Version.Platform)})
+	b := r.Version
+	add(said(Check{Name: "version", OK: true}, fmt.Sprintf("cairn %s %s, %s, %s", b.Version, b.Commit, b.GoVersion, b.Platform),
+		"version", "version", b.Version, "commit", b.Commit, "go", b.GoVersion, "platform", b.Platform))
 	for _, tool := range []string{"node", "npx", "uvx"} {
-		p, err := exec.LookPath(tool)
-		add(Check{Name: "path:" + tool, OK: err == nil, Detail: detail(p, err)})
+		add(pathCheck(tool))
 	}
 
 	r.OK = true
@@ -80,72 +105,117 @@ func Run(ctx context.Context, s *service.Services, desktop bool) Report {
 	return r
 }
 
-func detail(ok string, err error) string {
+func dataDirCheck(dir string) Check {
+	probe := filepath.Join(dir, ".doctor-probe")
+	err := os.WriteFile(probe, []byte("ok"), 0o600)
+	os.Remove(probe)
+	c := Check{Name: "data_dir", OK: err == nil, Required: true}
 	if err != nil {
-		return err.Error()
+		return said(c, err.Error(), "failed", "error", err.Error())
 	}
-	return ok
+	return said(c, dir, "dataDirOk", "path", dir)
+}
+
+func keyringCheck(s *service.Services) Check {
+	kind, note := s.Secrets.Backend()
+	c := Check{Name: "keyring", OK: kind == secrets.BackendKeyring}
+	if kind != secrets.BackendFile {
+		return said(c, "system keyring", "keyringSystem")
+	}
+	path := filepath.Join(s.DataDir, secrets.FileName)
+	c = said(c, "keys stored in a local file, not the system keyring ("+path+")", "keyringFile", "path", path)
+	if note != "" {
+		c.Detail += ": " + note
+		c.Texts = append(c.Texts, text("keyringFileNote", "note", note))
+	}
+	return c
+}
+
+func pathCheck(tool string) Check {
+	c := Check{Name: "path:" + tool}
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		return said(c, err.Error(), "pathMissing", "tool", tool)
+	}
+	c.OK = true
+	return said(c, p, "pathFound", "path", p)
 }
 
 func webviewCheck(desktop bool) Check {
 	c := Check{Name: "webview"}
-	if !desktop {
-		c.Detail = "this binary has no desktop window (built without the Wails tags); `cairn serve` works"
+	var parts []string
+	part := func(english, key string, params ...string) {
+		parts = append(parts, english)
+		c.Texts = append(c.Texts, text(key, params...))
 	}
 	if runtime.GOOS != "linux" {
 		c.OK = desktop
 		if desktop {
-			c.Detail = "system webview"
+			part("system webview", "webviewSystem")
+		} else {
+			part(noDesktop, "webviewNoDesktop")
 		}
+		c.Detail = strings.Join(parts, "; ")
 		return c
 	}
-	lib := ""
-	for _, dir := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, "libwebkit2gtk-4.1.so*")); len(m) > 0 {
-			lib = m[0]
-			break
-		}
-	}
+	lib := webkitLib()
 	display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
-	var parts []string
 	if lib == "" {
-		parts = append(parts, "libwebkit2gtk-4.1 not found (apt install libwebkit2gtk-4.1-0)")
+		part("libwebkit2gtk-4.1 not found (apt install libwebkit2gtk-4.1-0)", "webviewNoLib")
 	} else {
-		parts = append(parts, lib)
+		part(lib, "webviewLib", "path", lib)
 	}
 	if !display {
-		parts = append(parts, "no display ($DISPLAY/$WAYLAND_DISPLAY unset): use `cairn serve`")
+		part("no display ($DISPLAY/$WAYLAND_DISPLAY unset): use `cairn serve`", "webviewNoDisplay")
 	}
-	if c.Detail != "" {
-		parts = append(parts, c.Detail)
+	if !desktop {
+		part(noDesktop, "webviewNoDesktop")
 	}
 	c.OK = lib != "" && display && desktop
 	c.Detail = strings.Join(parts, "; ")
 	return c
 }
 
+const noDesktop = "this binary has no desktop window (built without the Wails tags); `cairn serve` works"
+
+func webkitLib() string {
+	for _, dir := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "libwebkit2gtk-4.1.so*")); len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
+}
+
 // settingsCheck names stored settings that cannot be read: their defaults apply (the rows
 // are kept as they are), which otherwise looks like a choice that was forgotten.
 func settingsCheck(ctx context.Context, s *service.Services) Check {
+	c := Check{Name: "settings"}
 	bad, err := s.Settings.Unreadable(ctx)
 	switch {
 	case err != nil:
-		return Check{Name: "settings", Detail: err.Error()}
+		return said(c, err.Error(), "settingsFailed", "error", err.Error())
 	case len(bad) > 0:
-		return Check{Name: "settings", Detail: "stored values that cannot be read, so their defaults apply: " + strings.Join(bad, ", ") +
-			" (set them again in Settings or with `cairn settings set`)"}
+		names := strings.Join(bad, ", ")
+		return said(c, "stored values that cannot be read, so their defaults apply: "+names+
+			" (set them again in Settings or with `cairn settings set`)", "settingsUnreadable", "names", names)
 	}
-	return Check{Name: "settings", OK: true, Detail: "all stored values readable"}
+	c.OK = true
+	return said(c, "all stored values readable", "settingsOk")
 }
 
 // webSearchCheck names fallback providers Cairn does not have (a value stored before the
 // setting was checked, or written by hand): searches skip them, which otherwise looks like
 // a fallback that never happens.
 func webSearchCheck(ctx context.Context, s *service.Services) Check {
+	c := Check{Name: "web_search"}
 	unknown := websearch.UnknownFallback(s.Settings.String(ctx, websearch.SettingFallback))
 	if len(unknown) > 0 {
-		return Check{Name: "web_search", Detail: websearch.SettingFallback + " names providers Cairn does not have, so searches skip them: " +
-			strings.Join(unknown, ", ") + " (known: " + strings.Join(websearch.IDs(), ", ") + "; fix it in Settings → Web search)"}
+		names, known := strings.Join(unknown, ", "), strings.Join(websearch.IDs(), ", ")
+		return said(c, websearch.SettingFallback+" names providers Cairn does not have, so searches skip them: "+
+			names+" (known: "+known+"; fix it in Settings → Web search)",
+			"webSearchUnknown", "setting", websearch.SettingFallback, "names", names, "known", known)
 	}
-	return Check{Name: "web_search", OK: true, Detail: "fallback providers all known"}
+	c.OK = true
+	return said(c, "fallback providers all known", "webSearchOk")
 }

@@ -79,6 +79,8 @@ type Store struct {
 	be      backend
 	kind    string
 	note    string
+	noteKey string // names note's text for the windows (about.keyringNote.<key>)
+	noteErr string // the error inside note, shown as it is
 	db      *store.DB
 	bus     *events.Bus
 	dataDir string
@@ -107,7 +109,7 @@ func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, op
 	fb := &fileBackend{path: filepath.Join(dataDir, FileName)}
 	switch opt.Force {
 	case BackendFile:
-		s.be, s.kind, s.note = fb, BackendFile, "chosen with CAIRN_SECRETS=file"
+		s.be, s.kind, s.note, s.noteKey = fb, BackendFile, "chosen with CAIRN_SECRETS=file", "forced"
 	case BackendKeyring:
 		s.be, s.kind = kr, BackendKeyring
 	default:
@@ -116,9 +118,9 @@ func Open(ctx context.Context, dataDir string, db *store.DB, bus *events.Bus, op
 			timeout = 3 * time.Second
 		}
 		if err := usesSessionBus(opt.sessionBus); err != nil {
-			s.be, s.kind, s.note = fb, BackendFile, "no usable system keyring: "+err.Error()
+			s.be, s.kind, s.note, s.noteKey, s.noteErr = fb, BackendFile, "no usable system keyring: "+err.Error(), "noSessionBus", err.Error()
 		} else if err := probe(ctx, kr, timeout); err != nil {
-			s.be, s.kind, s.note = fb, BackendFile, err.Error()
+			s.be, s.kind, s.note, s.noteKey, s.noteErr = fb, BackendFile, err.Error(), "probeFailed", err.Error()
 		} else {
 			s.be, s.kind = kr, BackendKeyring
 		}
@@ -285,13 +287,20 @@ type Status struct {
 	Known bool `json:"known"`
 }
 
+// NoteKeys lists every Snapshot.NoteKey; each has a text in every locale.
+func NoteKeys() []string { return []string{"forced", "noSessionBus", "probeFailed"} }
+
 // Snapshot is the secrets list for Settings.
 type Snapshot struct {
-	Seq              uint64   `json:"seq"`
-	Backend          string   `json:"backend"`
-	KeyringAvailable bool     `json:"keyringAvailable"`
-	Note             string   `json:"note,omitempty"`
-	Secrets          []Status `json:"secrets"`
+	Seq              uint64 `json:"seq"`
+	Backend          string `json:"backend"`
+	KeyringAvailable bool   `json:"keyringAvailable"`
+	Note             string `json:"note,omitempty"` // English, for the terminal
+	// NoteKey names the note's text for the windows (about.keyringNote.<key>, one of
+	// NoteKeys); NoteError is the error it quotes.
+	NoteKey   string   `json:"noteKey,omitempty"`
+	NoteError string   `json:"noteError,omitempty"`
+	Secrets   []Status `json:"secrets"`
 }
 
 // Snapshot lists known and indexed secrets with set / not set and the last 4 characters.
@@ -312,7 +321,8 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 		list = append(list, n)
 	}
 	sort.Strings(list)
-	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring, Note: s.note}
+	snap := Snapshot{Seq: s.bus.Seq(events.TopicSettings), Backend: s.kind, KeyringAvailable: s.kind == BackendKeyring,
+		Note: s.note, NoteKey: s.noteKey, NoteError: s.noteErr}
 	for _, n := range list {
 		v, ok, err := s.Get(n)
 		st := Status{Name: n, Set: ok && err == nil, Known: s.IsKnown(n)}

@@ -936,7 +936,13 @@ export interface ChatToolInfo {
 export interface DoctorCheck {
   name: string;
   ok: boolean;
+  /** English, for the terminal */
   detail: string;
+  /**
+   * Texts are the detail's parts for the windows, which show them in their language
+   * (about.detail.<key>) joined by "; ".
+   */
+  texts?: DoctorText[];
   /** Required checks make the installation unusable when they fail; the others are notes. */
   required: boolean;
 }
@@ -949,6 +955,12 @@ export interface DoctorReport {
   dataDir: string;
   dbVersion: number;
   keyring: string;
+}
+
+/** Text is one part of a check's detail that a window shows in its own language. */
+export interface DoctorText {
+  key: string;
+  params?: Record<string, string>;
 }
 
 /**
@@ -1915,7 +1927,14 @@ export interface SecretsSnapshot {
   seq: number;
   backend: string;
   keyringAvailable: boolean;
+  /** English, for the terminal */
   note?: string;
+  /**
+   * NoteKey names the note's text for the windows (about.keyringNote.<key>, one of
+   * NoteKeys); NoteError is the error it quotes.
+   */
+  noteKey?: string;
+  noteError?: string;
   secrets: SecretsStatus[];
 }
 

@@ -164,7 +164,9 @@ export function AboutSection() {
                       <CheckName name={c.name} />
                     </span>
                     <span className="visually-hidden">{t(`about.state.${state}`)}</span>
-                    <span className="check__detail">{c.detail}</span>
+                    <span className="check__detail">
+                      <CheckDetail check={c} />
+                    </span>
                   </li>
                 );
               })}
@@ -175,4 +177,13 @@ export function AboutSection() {
       </section>
     </>
   );
+}
+
+/** A check's detail in the window's language; a report from an older backend (no texts)
+ *  keeps its English detail. */
+function CheckDetail({ check }: { check: DoctorCheck }) {
+  const { t, i18n } = useTranslation("settings");
+  const texts = check.texts ?? [];
+  if (texts.length === 0 || !texts.every((x) => i18n.exists(`settings:about.detail.${x.key}`))) return <>{check.detail}</>;
+  return <>{texts.map((x) => t(`about.detail.${x.key}`, x.params ?? {})).join(t("about.detailJoin"))}</>;
 }

@@ -7,7 +7,7 @@ import { Icon } from "../components/Icon";
 
 /** Where keys live: the system keyring, or (said plainly) a local file. */
 export function KeyStorageNote({ secrets }: { secrets: SecretsSnapshot }) {
-  const { t } = useTranslation("settings");
+  const { t, i18n } = useTranslation("settings");
   const file = secrets.backend === "file";
   return (
     <div className={`note ${file ? "note--warn" : "note--ok"}`} data-testid="keyring-status" data-backend={secrets.backend}>
@@ -15,7 +15,11 @@ export function KeyStorageNote({ secrets }: { secrets: SecretsSnapshot }) {
       <div>
         <p className="note__title">{file ? t("about.keyringFile") : t("about.keyringUsed")}</p>
         {file && <p className="note__body">{t("about.keyringFileHelp")}</p>}
-        {secrets.note && <p className="note__body note__raw">{secrets.note}</p>}
+        {secrets.noteKey && i18n.exists(`settings:about.keyringNote.${secrets.noteKey}`) ? (
+          <p className="note__body">{t(`about.keyringNote.${secrets.noteKey}`, { error: secrets.noteError ?? "" })}</p>
+        ) : (
+          secrets.note && <p className="note__body note__raw">{secrets.note}</p>
+        )}
       </div>
     </div>
   );

@@ -207,6 +207,18 @@ describe("Settings page", () => {
     );
   });
 
+  it("About says the checks' details and the keyring note in the window's language", async () => {
+    const backend = new FakeBackend();
+    renderWithClient(<SettingsPage section="about" />, { transport: backend.window(), lng: "zh-CN" });
+    const report = await screen.findByTestId("doctor-report");
+    await waitFor(() => expect(within(report).getByTestId("doctor-check-path:uvx")).toHaveTextContent("PATH 中没有 uvx"));
+    expect(within(report).getByTestId("doctor-check-keyring")).toHaveTextContent(
+      "密钥保存在本地文件中，而不是系统钥匙串（/home/u/.config/cairn/secrets.json）；原因：no Secret Service",
+    );
+    expect(report).not.toHaveTextContent("executable file not found");
+    expect(await screen.findByTestId("keyring-status")).toHaveTextContent("由 CAIRN_SECRETS=file 指定。");
+  });
+
   it("About shows the app icon and who owns the data directory, counted again on Run again", async () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();

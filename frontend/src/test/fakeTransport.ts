@@ -153,6 +153,7 @@ export class FakeBackend {
       seq: this.seq,
       backend: this.secretBackend,
       keyringAvailable: this.secretBackend === "keyring",
+      ...(this.secretBackend === "file" ? { note: "chosen with CAIRN_SECRETS=file", noteKey: "forced" } : {}),
       note: this.secretBackend === "file" ? "no Secret Service on the session bus" : undefined,
       secrets: this.secrets.map((s) => ({ ...s })),
     };
@@ -214,8 +215,17 @@ export class FakeBackend {
         checks: [
           { name: "data_dir", ok: true, required: true, detail: "/home/u/.config/cairn" },
           { name: "database", ok: this.doctorOK, required: true, detail: this.doctorOK ? "schema 1" : "schema 9 is newer" },
-          { name: "keyring", ok: false, detail: "no Secret Service; using file" },
-          { name: "path:npx", ok: true, detail: "/usr/bin/npx" },
+          {
+            name: "keyring",
+            ok: false,
+            detail: "keys stored in a local file, not the system keyring (/home/u/.config/cairn/secrets.json): no Secret Service",
+            texts: [
+              { key: "keyringFile", params: { path: "/home/u/.config/cairn/secrets.json" } },
+              { key: "keyringFileNote", params: { note: "no Secret Service" } },
+            ],
+          },
+          { name: "path:npx", ok: true, detail: "/usr/bin/npx", texts: [{ key: "pathFound", params: { path: "/usr/bin/npx" } }] },
+          { name: "path:uvx", ok: false, detail: "exec: \"uvx\": executable file not found in $PATH", texts: [{ key: "pathMissing", params: { tool: "uvx" } }] },
         ],
       }),
     });
