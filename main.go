@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-app/cairn/backend/cli"
+	"github.com/cairn-app/cairn/backend/sandbox/confine"
 	"github.com/cairn-app/cairn/backend/service"
 )
 
@@ -37,6 +38,10 @@ func locales() fs.FS {
 }
 
 func main() {
+	// A re-executed Cairn that is the sandbox helper does only that, before anything starts.
+	if code, ok := confine.Entry(os.Args); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	deps := cli.Deps{

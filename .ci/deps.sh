@@ -6,7 +6,7 @@ mode=${1:-test}
 root=$(cd "$(dirname "$0")/.." && pwd)
 need=(pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 if [ "$mode" = test ]; then
-  need+=(xvfb xauth x11-apps imagemagick chromium gnome-keyring dbus dbus-x11 procps psmisc ghostscript pandoc python3 nsis rpm desktop-file-utils fonts-noto-cjk file)
+  need+=(xvfb xauth x11-apps imagemagick chromium gnome-keyring dbus dbus-x11 procps psmisc bubblewrap ghostscript pandoc python3 nsis rpm desktop-file-utils fonts-noto-cjk file)
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -104,16 +104,22 @@ type Command struct {
 	Name    string
 	Summary string // one line for `cairn help`
 	Run     func(ctx context.Context, t Terminal, args []string) error
+	// Local runs the command in the terminal's own process even when an owner is
+	// running (it needs the terminal's stdin and passes an exit code on), without
+	// services: Terminal.Open is nil then.
+	Local bool
 }
 
 // Terminal is what a command runs with.
 type Terminal struct {
 	// Dir is the terminal's working directory, where relative paths among the arguments
 	// start (a command run inside the owner runs in another process's directory).
-	Dir    string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Dir string
+	// DataDir is the data directory the command is for.
+	DataDir string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
 	// Open opens the data directory's services, as a capability's Open gets them; the
 	// command ends before they close.
 	Open func(ctx context.Context) (Env, error)

@@ -111,11 +111,15 @@ func capabilityCommands(l capability.List) []Command {
 	for _, c := range l {
 		for _, cmd := range c.Commands {
 			out = append(out, Command{Name: cmd.Name, Summary: cmd.Summary, Run: func(ctx context.Context, env *Env, args []string) error {
-				// With an owner running, the command runs there, on its services.
 				dir, err := service.ResolveDataDir(env.DataDir)
 				if err != nil {
 					return err
 				}
+				wd, _ := os.Getwd()
+				if cmd.Local {
+					return cmd.Run(ctx, capability.Terminal{Dir: wd, DataDir: dir, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, args)
+				}
+				// With an owner running, the command runs there, on its services.
 				client, lock, err := owner.Attach(ctx, dir, ownerWait)
 				if err != nil {
 					return err
@@ -131,8 +135,7 @@ func capabilityCommands(l capability.List) []Command {
 						s.Close()
 					}
 				}()
-				wd, _ := os.Getwd()
-				t := capability.Terminal{Dir: wd, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+				t := capability.Terminal{Dir: wd, DataDir: dir, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 					Open: func(ctx context.Context) (capability.Env, error) {
 						if s == nil {
 							opened, err := env.Open(ctx)
@@ -218,6 +221,10 @@ func (env *Env) report(err error) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var coded interface{ ExitCode() int } // a capability's command passing a code on
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

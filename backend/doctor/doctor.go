@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/buildinfo"
+	"github.com/cairn-app/cairn/backend/sandbox/confine"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/store"
@@ -40,7 +41,7 @@ func TextKeys() []string {
 	return []string{"dataDirOk", "failed", "database", "keyringSystem", "keyringFile", "keyringFileNote",
 		"settingsFailed", "settingsUnreadable", "settingsOk", "webSearchUnknown", "webSearchOk",
 		"webviewNoDesktop", "webviewSystem", "webviewLib", "webviewNoLib", "webviewNoDisplay",
-		"version", "pathFound", "pathMissing"}
+		"version", "pathFound", "pathMissing", "sandboxLevel", "sandboxWhy"}
 }
 
 // said builds a check whose detail is one text: english for the terminal, key and params
@@ -89,6 +90,7 @@ func Run(ctx context.Context, s *service.Services, desktop bool) Report {
 	add(settingsCheck(ctx, s))
 	add(webSearchCheck(ctx, s))
 	add(webviewCheck(desktop))
+	add(sandboxCheck(ctx, s.DataDir))
 	b := r.Version
 	add(said(Check{Name: "version", OK: true}, fmt.Sprintf("cairn %s %s, %s, %s", b.Version, b.Commit, b.GoVersion, b.Platform),
 		"version", "version", b.Version, "commit", b.Commit, "go", b.GoVersion, "platform", b.Platform))
@@ -218,4 +220,20 @@ func webSearchCheck(ctx context.Context, s *service.Services) Check {
 	}
 	c.OK = true
 	return said(c, "fallback providers all known", "webSearchOk")
+}
+
+// sandboxCheck says how strongly task-mode tools are confined here (a note: chat works
+// without a sandbox).
+func sandboxCheck(ctx context.Context, dataDir string) Check {
+	sb, err := confine.New(dataDir, confine.Options{})
+	if err != nil {
+		return said(Check{Name: "sandbox"}, err.Error(), "failed", "error", err.Error())
+	}
+	st := sb.Status(ctx)
+	c := Check{Name: "sandbox", OK: st.Level == confine.Strong}
+	if len(st.Reasons) > 0 && st.Level != confine.Strong {
+		why := strings.Join(st.Reasons, "; ")
+		return said(c, "level "+string(st.Level)+": "+why, "sandboxWhy", "level", string(st.Level), "why", why)
+	}
+	return said(c, "level "+string(st.Level), "sandboxLevel", "level", string(st.Level))
 }

@@ -10,9 +10,10 @@ const Name = "sandbox"
 // Capability declares the toolset: its name, label and icon, that task sessions have it on.
 func Capability() capability.Capability {
 	return capability.Capability{
-		Name:  Name,
-		Label: "chat:tools.namespace.sandbox",
-		Icon:  "terminal",
-		On:    capability.Sessions{Task: true},
+		Name:     Name,
+		Label:    "chat:tools.namespace.sandbox",
+		Icon:     "terminal",
+		On:       capability.Sessions{Task: true},
+		Commands: Commands(),
 	}
 }

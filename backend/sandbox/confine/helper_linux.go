@@ -1,0 +1,151 @@
+//go:build linux
+
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperMain applies the spec to this process (one OS thread, which then execs, so the
+// restrictions hold for the command and everything it starts) and runs the command.
+func helperMain(args []string) int {
+	sp, err := readSpec()
+	if err != nil {
+		return helperFail("read the policy", err)
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return helperFail("start", errors.New("no command"))
+	}
+	if sp.Gate {
+		ready, gate := os.NewFile(gateFD+1, "ready"), os.NewFile(gateFD, "gate")
+		_, _ = ready.Write([]byte{1})
+		_ = ready.Close()
+		var b [1]byte
+		_, _ = gate.Read(b[:])
+		_ = gate.Close()
+		if b[0] != 1 {
+			return helperFail("start", errors.New("the sandbox was not set up"))
+		}
+	}
+	runtime.LockOSThread() // never unlocked: the restrictions are this thread's
+	if _, err := apply(sp); err != nil {
+		return helperFail("apply the sandbox", err)
+	}
+	path, err := lookPath(args[0], sp.Env)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cairn sandbox: %s: command not found\n", args[0])
+		return 127
+	}
+	err = syscall.Exec(path, args, sp.Env)
+	fmt.Fprintf(os.Stderr, "cairn sandbox: %s: %v\n", args[0], err)
+	return 126
+}
+
+func helperFail(what string, err error) int {
+	fmt.Fprintf(os.Stderr, "cairn sandbox: %s: %v\n", what, err)
+	return 125
+}
+
+// applied says what apply managed.
+type applied struct {
+	landlockABI int   // 0: not applied
+	landlockErr error // why not
+}
+
+// apply sets, on the calling (locked) thread: the working directory, the rlimits,
+// no_new_privs, Landlock (best effort unless the spec needs it) and seccomp (always).
+func apply(sp spec) (applied, error) {
+	var a applied
+	if sp.Dir != "" {
+		if err := os.Chdir(sp.Dir); err != nil {
+			return a, err
+		}
+	}
+	if err := setRlimits(sp.Limits); err != nil {
+		return a, fmt.Errorf("limits: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return a, fmt.Errorf("no_new_privs: %w", err)
+	}
+	a.landlockABI, a.landlockErr = landlockSelf(sp)
+	if a.landlockErr != nil && sp.NeedLandlock {
+		return a, fmt.Errorf("landlock: %w", a.landlockErr)
+	}
+	if err := loadSeccomp(sp.UnixSockets); err != nil {
+		return a, fmt.Errorf("seccomp: %w", err)
+	}
+	return a, nil
+}
+
+// lookPath finds the command in the PATH of the command's own environment.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	path := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// checkConfined reports an error unless this process runs under a seccomp filter with
+// no_new_privs set (what the helper applies), or Cairn ran it unconfined on purpose.
+func checkConfined() error {
+	if os.Getenv(unconfinedEnv) == "1" {
+		return nil
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	if !strings.Contains(s, "\nSeccomp:\t2") || !strings.Contains(s, "\nNoNewPrivs:\t1") {
+		return errors.New("no seccomp filter in place")
+	}
+	return nil
+}
+
+func setRlimits(l Limits) error {
+	l = l.withDefaults()
+	for _, r := range []struct {
+		res int
+		v   uint64
+	}{
+		{unix.RLIMIT_CPU, l.CPUSeconds}, {unix.RLIMIT_AS, l.MemoryBytes}, {unix.RLIMIT_FSIZE, l.FileBytes},
+		{unix.RLIMIT_NPROC, l.Processes}, {unix.RLIMIT_NOFILE, l.OpenFiles}, {unix.RLIMIT_CORE, 0},
+	} {
+		lim := unix.Rlimit{Cur: r.v, Max: r.v}
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(r.res, &cur); err == nil && cur.Max < r.v {
+			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max} // never raise a limit
+		}
+		if err := unix.Setrlimit(r.res, &lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
