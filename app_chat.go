@@ -76,9 +76,11 @@ func (a *App) DeleteSession(id string) error { return a.s.Chat.DeleteSession(a.c
 // GetSession returns the session with every message and part, stamped with its topic seq.
 func (a *App) GetSession(id string) (chat.Snapshot, error) { return a.s.Chat.GetSession(a.ctx, id) }
 
-// SendMessage stores the user's message and starts the answer; it streams as events.
-func (a *App) SendMessage(sessionID, text string) (chat.SendResult, error) {
-	return a.s.Chat.SendMessage(a.ctx, sessionID, text)
+// SendMessage stores the user's message with its attachments (uploads by id, and files
+// that failed, which the message lists as left out) and starts the answer; it streams as
+// events.
+func (a *App) SendMessage(sessionID, text string, attachments []chat.AttachmentInput) (chat.SendResult, error) {
+	return a.s.Chat.Send(a.ctx, sessionID, text, attachments)
 }
 
 // StopSession stops the running answer, keeping what arrived.

@@ -152,6 +152,12 @@ const (
 	DocCorrupt          Code = "doc_corrupt"
 	DocNoText           Code = "doc_no_text"
 
+	// Files attached to a message.
+	AttachmentNeedsVision Code = "attachment_needs_vision"
+	AttachmentTooLarge    Code = "attachment_too_large"
+	AttachmentNotFound    Code = "attachment_not_found"
+	AttachmentUnreadable  Code = "attachment_unreadable"
+
 	// Knowledge bases.
 	KBNotFound        Code = "kb_not_found"
 	KBNameTaken       Code = "kb_name_taken"
@@ -348,6 +354,11 @@ var catalogue = map[Code]def{
 	DocUnpackedTooLarge: {},
 	DocCorrupt:          {},
 	DocNoText:           {},
+
+	AttachmentNeedsVision: {action: openSettings("providers")}, // pick a model that can see
+	AttachmentTooLarge:    {},
+	AttachmentNotFound:    {},
+	AttachmentUnreadable:  {},
 
 	KBNotFound:        {},
 	KBNameTaken:       {},

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"strings"
 
 	"github.com/cairn-app/cairn/backend/llm"
@@ -14,22 +15,16 @@ import (
 // reasoning; the client sends it back only where the provider's dialect needs it (and
 // never a plain answer's). Rounds with neither text nor calls (an answer that failed at
 // once) are skipped.
-func buildHistory(msgs []Message) []llm.Message {
+//
+// A user message's attachments follow its text (userTurn); store may be nil, and then
+// they are only named.
+func buildHistory(ctx context.Context, msgs []Message, store Attachments) []llm.Message {
 	var out []llm.Message
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser:
-			var b strings.Builder
-			for _, p := range m.Parts {
-				if p.Type == PartText {
-					if b.Len() > 0 {
-						b.WriteString("\n\n")
-					}
-					b.WriteString(p.Text)
-				}
-			}
-			if b.Len() > 0 {
-				out = append(out, llm.Message{Role: llm.RoleUser, Content: b.String()})
+			if turn, ok := userTurn(ctx, m, store); ok {
+				out = append(out, turn)
 			}
 		case RoleAssistant:
 			out = append(out, assistantTurns(m)...)

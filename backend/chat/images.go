@@ -60,6 +60,9 @@ func visionHistory(history []llm.Message, vision bool, load func(llm.Image) (llm
 		if m.Role != llm.RoleTool {
 			flush()
 		}
+		if m.Role == llm.RoleUser && len(m.Images) > 0 {
+			m.Images = userImages(m.Images, vision, load)
+		}
 		if m.Role == llm.RoleTool && len(m.Images) > 0 {
 			imgs := m.Images
 			m.Images = nil
@@ -118,4 +121,20 @@ func loadImage(im llm.Image) (llm.Image, bool) {
 	}
 	_ = os.WriteFile(im.Path+ext, scaled, 0o600) // a cache: without it the next round scales again
 	return llm.Image{MIMEType: mime, Data: scaled, Path: im.Path}, true
+}
+
+// userImages are the images the user attached to a message, loaded for a vision model
+// (none for another: the message's text names them). They do not count against
+// imagesPerRequest: the user chose each one for this conversation.
+func userImages(imgs []llm.Image, vision bool, load func(llm.Image) (llm.Image, bool)) []llm.Image {
+	if !vision {
+		return nil
+	}
+	var out []llm.Image
+	for _, im := range imgs {
+		if got, ok := load(im); ok {
+			out = append(out, got)
+		}
+	}
+	return out
 }

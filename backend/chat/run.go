@@ -39,9 +39,10 @@ type run struct {
 	usage     *llm.Usage
 	finish    string
 	writeErr  error
-	meta      Message     // the assistant message without parts
-	closed    bool        // the answer ended (or its tools were abandoned): late reports are ignored
-	resume    *tools.Call // a call interrupted while it waited for approval, replayed first
+	meta      Message      // the assistant message without parts
+	closed    bool         // the answer ended (or its tools were abandoned): late reports are ignored
+	resume    *tools.Call  // a call interrupted while it waited for approval, replayed first
+	files     []Attachment // documents of the conversation read through the file tools
 }
 
 // ResumeCall continues a session whose answer was interrupted while a call waited for
@@ -52,22 +53,32 @@ func (s *Service) ResumeCall(ctx context.Context, call tools.Call) error {
 	if call.SessionID == "" || call.Name == "" {
 		return badArg("nothing to resume")
 	}
-	_, err := s.start(ctx, call.SessionID, "", &call, nil)
+	_, err := s.start(ctx, call.SessionID, userInput{}, &call, nil)
 	return err
 }
 
 // SendMessage adds the user's text to the session and starts the answer. It returns once
 // both messages are stored; the answer streams as events.
 func (s *Service) SendMessage(ctx context.Context, sessionID, text string) (SendResult, error) {
-	if strings.TrimSpace(text) == "" {
+	return s.Send(ctx, sessionID, text, nil)
+}
+
+// Send is SendMessage with attachments: uploads (files.Store) by ID, and files that could
+// not be taken, which the message lists as left out. Text may be empty when files are
+// attached. An image for a model without vision is refused before anything is stored.
+func (s *Service) Send(ctx context.Context, sessionID, text string, files []AttachmentInput) (SendResult, error) {
+	if strings.TrimSpace(text) == "" && len(files) == 0 {
 		return SendResult{}, badArg("the message is empty")
 	}
-	return s.start(ctx, sessionID, text, nil, nil)
+	if strings.TrimSpace(text) == "" {
+		text = ""
+	}
+	return s.start(ctx, sessionID, userInput{text: text, files: files}, nil, nil)
 }
 
 // Regenerate replaces the last answer with a new one for the same user message.
 func (s *Service) Regenerate(ctx context.Context, sessionID string) (SendResult, error) {
-	return s.start(ctx, sessionID, "", nil, func(ctx context.Context, tx querier) ([]string, error) {
+	return s.start(ctx, sessionID, userInput{}, nil, func(ctx context.Context, tx querier) ([]string, error) {
 		var seq int
 		err := tx.QueryRowContext(ctx, "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1", sessionID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -86,7 +97,12 @@ func (s *Service) EditAndResend(ctx context.Context, sessionID, messageID, text 
 	if strings.TrimSpace(text) == "" {
 		return SendResult{}, badArg("the message is empty")
 	}
-	res, err := s.start(ctx, sessionID, text, nil, func(ctx context.Context, tx querier) ([]string, error) {
+	// The new message keeps the files of the one it replaces.
+	carried, err := s.messageAttachments(ctx, sessionID, messageID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	res, err := s.start(ctx, sessionID, userInput{text: text, carried: carried}, nil, func(ctx context.Context, tx querier) ([]string, error) {
 		var seq int
 		var role string
 		err := tx.QueryRowContext(ctx, "SELECT seq, role FROM messages WHERE id = ? AND session_id = ?", messageID, sessionID).Scan(&seq, &role)
@@ -103,6 +119,21 @@ func (s *Service) EditAndResend(ctx context.Context, sessionID, messageID, text 
 	})
 	res.EditMode = EditMode
 	return res, err
+}
+
+// messageAttachments are the attachments of one stored message (none when it has none or
+// is not found: the edit itself reports that).
+func (s *Service) messageAttachments(ctx context.Context, sessionID, messageID string) ([]Attachment, error) {
+	msgs, err := loadMessages(ctx, s.q, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		if m.ID == messageID {
+			return attachmentsOf(m), nil
+		}
+	}
+	return nil, nil
 }
 
 // deleteFrom deletes the session's messages from seq on and returns their ids.
@@ -164,9 +195,10 @@ func (s *Service) Wait(ctx context.Context, sessionID string) error {
 
 type prepFunc func(ctx context.Context, tx querier) ([]string, error)
 
-// start stores the user message (when text is set) and an empty streaming assistant
-// message, then runs the loop in the background.
-func (s *Service) start(ctx context.Context, sessionID, text string, resume *tools.Call, prep prepFunc) (SendResult, error) {
+// start stores the user message (when in has text or files) and an empty streaming
+// assistant message, then runs the loop in the background.
+func (s *Service) start(ctx context.Context, sessionID string, in userInput, resume *tools.Call, prep prepFunc) (SendResult, error) {
+	text := in.text
 	sess, err := loadSession(ctx, s.q, sessionID)
 	if err != nil {
 		return SendResult{}, err
@@ -201,6 +233,12 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 		release()
 		return SendResult{}, err
 	}
+	atts, err := s.resolveAttachments(ctx, in, target)
+	if err != nil {
+		release()
+		return SendResult{}, err
+	}
+	var freed []string // files of messages an edit deletes, released once it committed
 	now := time.Now().UnixMilli()
 	res := SendResult{SessionID: sessionID, AssistantMessageID: r.msgID}
 	var userMsg *Message
@@ -210,6 +248,10 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 	err = s.db.Tx(ctx, func(rawTx *sql.Tx) error {
 		tx := cachedQ{c: s.stmts, tx: rawTx}
 		if prep != nil {
+			var err error
+			if freed, err = storedAttachmentIDs(ctx, tx, sessionID, 0); err != nil {
+				return err
+			}
 			ids, err := prep(ctx, tx)
 			if err != nil {
 				return err
@@ -220,17 +262,22 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", sessionID).Scan(&seq); err != nil {
 			return err
 		}
-		if text != "" {
+		if text != "" || len(atts) > 0 {
 			seq++
-			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, CreatedAt: now, UpdatedAt: now}
+			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, Parts: []Part{}, CreatedAt: now, UpdatedAt: now}
 			if err := insertMessage(ctx, tx, m, pidcheck.Owner{}); err != nil {
 				return err
 			}
-			p := Part{ID: newID(), MessageID: m.ID, Type: PartText, State: PartDone, Text: text, CreatedAt: now, UpdatedAt: now}
-			if err := insertPart(ctx, tx, p); err != nil {
+			if text != "" {
+				p := Part{ID: newID(), MessageID: m.ID, Type: PartText, State: PartDone, Text: text, CreatedAt: now, UpdatedAt: now}
+				if err := insertPart(ctx, tx, p); err != nil {
+					return err
+				}
+				m.Parts = append(m.Parts, p)
+			}
+			if err := s.storeAttachments(ctx, tx, &m, atts, now); err != nil {
 				return err
 			}
-			m.Parts = []Part{p}
 			userMsg = &m
 			res.UserMessageID = m.ID
 		}
@@ -241,6 +288,8 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 		}
 		if sess.Title == "" && text != "" {
 			retitle = titleFrom(text)
+		} else if sess.Title == "" && len(atts) > 0 {
+			retitle = titleFrom(atts[0].Name)
 		}
 		_, err := tx.ExecContext(ctx, "UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?", now, retitle, sessionID)
 		return err
@@ -259,11 +308,13 @@ func (s *Service) start(ctx context.Context, sessionID, text string, resume *too
 	r.sess.UpdatedAt, r.sess.ActiveAt = now, now
 	r.meta = assistant
 	r.meta.Parts = nil
-	history, err := s.history(ctx, sessionID, r.msgID)
+	s.release(ctx, freed)
+	history, files, err := s.history(ctx, sessionID, r.msgID)
 	if err != nil {
 		release()
 		return SendResult{}, err
 	}
+	r.files = files
 
 	r.mu.Lock()
 	if len(res.DeletedMessageIDs) > 0 {
@@ -290,11 +341,12 @@ func insertMessage(ctx context.Context, q querier, m Message, owner pidcheck.Own
 	return err
 }
 
-// history is the conversation before message `before`, as the model sees it.
-func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.Message, error) {
+// history is the conversation before message `before`, as the model sees it, with the
+// documents in it that the model reads through the file tools.
+func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.Message, []Attachment, error) {
 	msgs, err := loadMessages(ctx, s.q, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var prior []Message
 	for _, m := range msgs {
@@ -303,7 +355,7 @@ func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.
 		}
 		prior = append(prior, m)
 	}
-	return buildHistory(prior), nil
+	return buildHistory(ctx, prior, s.cfg.Attachments), notInlined(prior), nil
 }
 
 // loop is the agent loop: call the model, run the tool calls it made, feed the results
@@ -327,6 +379,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		Model: tools.ModelCaps{SupportsTools: target.Model.SupportsTools, Vision: target.Model.Vision,
 			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow},
 		FoldAll: r.svc.cfg.Settings.Bool(ctx, "chat.foldAllTools"), Conversation: latestUserText(history, conversationChars)}
+	fileNote := r.offerFiles(&scope)
 	runner := r.svc.toolRunner()
 	costNoted := false
 
@@ -355,7 +408,10 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			costNoted = r.noteToolCost(ctx, scope, sel)
 		}
 		req := r.request(ctx, target)
-		if sys := joinNonEmpty("\n\n", system, sel.Instructions); sys != "" {
+		if len(sel.Tools) == 0 {
+			fileNote = ""
+		}
+		if sys := joinNonEmpty("\n\n", system, sel.Instructions, fileNote); sys != "" {
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 		}
 		req.Messages = append(req.Messages, visionHistory(history, target.Model.Vision, loadImage)...)

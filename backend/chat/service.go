@@ -35,6 +35,8 @@ type Config struct {
 	// Redact cleans known secrets out of provider and tool errors and tool output before
 	// they are stored, published or given to the model; nil cleans nothing.
 	Redact *redact.Set
+	// Attachments is the store of the files users attach to messages; nil refuses them.
+	Attachments Attachments
 
 	// FlushInterval bounds how long streamed text waits before it is written to SQLite
 	// (default 100 ms); FlushBytes writes earlier when that much text is pending (4 KiB).
@@ -476,9 +478,14 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	if err := s.Stop(ctx, id); err != nil {
 		return err
 	}
+	files, err := storedAttachmentIDs(ctx, s.q, id, 0)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "delete session")
+	}
 	if _, err := s.q.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id); err != nil {
 		return apperr.Wrap(err, apperr.Internal, "delete session")
 	}
+	s.release(ctx, files)
 	if t := s.toolRunner(); t != nil {
 		// The session is gone either way; a folder left behind is only disk space.
 		if err := t.Forget(id); err != nil {

@@ -329,7 +329,7 @@ func TestBuildHistory(t *testing.T) {
 		{Role: RoleAssistant, Status: MessageError, Parts: []Part{tp(0, PartStatus, "", nil)}},
 		{Role: RoleUser, Parts: []Part{tp(0, PartText, "q3", nil)}},
 	}
-	got := buildHistory(msgs)
+	got := buildHistory(context.Background(), msgs, nil)
 	var flat []string
 	for _, m := range got {
 		s := m.Role + ":" + m.Content

@@ -115,13 +115,15 @@ type partData struct {
 	Tool   *ToolInfo       `json:"tool,omitempty"`
 	Status *StatusInfo     `json:"status,omitempty"`
 	Data   json.RawMessage `json:"data,omitempty"`
+	// Attachment is an attachment part's file.
+	Attachment *Attachment `json:"attachment,omitempty"`
 }
 
 func encodePartData(p Part) any {
-	if p.Tool == nil && p.Status == nil && len(p.Data) == 0 {
+	if p.Tool == nil && p.Status == nil && len(p.Data) == 0 && p.Attachment == nil {
 		return nil
 	}
-	b, _ := json.Marshal(partData{Tool: p.Tool, Status: p.Status, Data: p.Data})
+	b, _ := json.Marshal(partData{Tool: p.Tool, Status: p.Status, Data: p.Data, Attachment: p.Attachment})
 	return string(b)
 }
 
@@ -136,7 +138,7 @@ func scanPart(sc interface{ Scan(...any) error }) (Part, error) {
 	if data.Valid && data.String != "" {
 		var d partData
 		if json.Unmarshal([]byte(data.String), &d) == nil {
-			p.Tool, p.Status, p.Data = d.Tool, d.Status, d.Data
+			p.Tool, p.Status, p.Data, p.Attachment = d.Tool, d.Status, d.Data, d.Attachment
 		}
 	}
 	return p, nil

@@ -64,6 +64,7 @@ const (
 	PartApprovalRequested PartType = "approval-requested"
 	PartApprovalDecided   PartType = "approval-decided"
 	PartStatus            PartType = "status"
+	PartAttachment        PartType = "attachment"
 )
 
 // Part states: a part is streaming while deltas arrive, done afterwards.
@@ -73,7 +74,8 @@ const (
 )
 
 // Part is one piece of a message. Text is set for text, reasoning and the user's text;
-// Tool for tool-call and the three tool ends; Status for status; Data for approval parts.
+// Tool for tool-call and the three tool ends; Status for status; Data for approval parts;
+// Attachment for a file on a user message.
 type Part struct {
 	ID        string          `json:"id"`
 	MessageID string          `json:"messageId"`
@@ -85,8 +87,10 @@ type Part struct {
 	Tool      *ToolInfo       `json:"tool,omitempty"`
 	Status    *StatusInfo     `json:"status,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
-	CreatedAt int64           `json:"createdAt"`
-	UpdatedAt int64           `json:"updatedAt"`
+	// Attachment is the file of an attachment part.
+	Attachment *Attachment `json:"attachment,omitempty"`
+	CreatedAt  int64       `json:"createdAt"`
+	UpdatedAt  int64       `json:"updatedAt"`
 }
 
 // ToolInfo is the tool side of a part: the call (tool-call) or its end (tool-result,

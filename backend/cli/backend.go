@@ -79,7 +79,9 @@ type chatBackend interface {
 	CreateSession(ctx context.Context, in chat.SessionInput) (chat.Session, error)
 	UpdateSession(ctx context.Context, id string, patch chat.SessionPatch) (chat.Session, error)
 	DeleteSession(ctx context.Context, id string) error
-	SendMessage(ctx context.Context, id, text string) (chat.SendResult, error)
+	SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (chat.SendResult, error)
+	// Attach stores a file for a message (the owner's store when one runs).
+	Attach(ctx context.Context, name string, r io.Reader) (chat.Attachment, error)
 	Stop(ctx context.Context, id string) error
 	// Subscribe returns once subscribed: nothing done after it is missed.
 	Subscribe(ctx context.Context) (eventSource, error)
@@ -121,8 +123,12 @@ func (l localChat) DeleteSession(ctx context.Context, id string) error {
 	return l.s.Chat.DeleteSession(ctx, id)
 }
 
-func (l localChat) SendMessage(ctx context.Context, id, text string) (chat.SendResult, error) {
-	return l.s.Chat.SendMessage(ctx, id, text)
+func (l localChat) SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (chat.SendResult, error) {
+	return l.s.Chat.Send(ctx, id, text, files)
+}
+
+func (l localChat) Attach(ctx context.Context, name string, r io.Reader) (chat.Attachment, error) {
+	return l.s.Files.Put(ctx, name, r)
 }
 
 func (l localChat) Stop(ctx context.Context, id string) error { return l.s.Chat.Stop(ctx, id) }

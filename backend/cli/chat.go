@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -21,8 +22,10 @@ import (
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
-const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--json] [--approve ask|allow|deny] PROMPT
+const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--attach FILE]... [--json] [--approve ask|allow|deny] PROMPT
   The answer streams to stdout; reasoning and tool calls go to stderr.
+  --attach adds a file or image to the message (repeatable); a file that cannot be read is
+  named on stderr and the message goes without it.
   --json prints every session event as one JSON line instead.
   Without PROMPT the prompt is read from stdin. Ctrl-C stops the answer (what arrived is kept).`
 
@@ -40,6 +43,8 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	system := f.String("system", "", "system prompt of a new session")
 	asJSON := f.Bool("json", false, "print events as JSON lines")
 	approve := f.String("approve", approval.ApproveAsk, "tool calls that need approval: ask (on the terminal), allow or deny")
+	var attach repeated
+	f.Var(&attach, "attach", "a file or image to attach to the message (repeatable)")
 	f.Usage = func() { fmt.Fprintln(env.Stderr, chatUsage) }
 	pos, err := parseInterspersed(f, args)
 	if err != nil {
@@ -133,7 +138,12 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer sub.Close()
-	res, err := b.SendMessage(ctx, sess.ID, prompt)
+	files, err := attachFiles(ctx, env, b, attach)
+	if err != nil {
+		undoFailedSend(b, sess.ID, created, undo)
+		return err
+	}
+	res, err := b.SendMessage(ctx, sess.ID, prompt, files)
 	if err != nil {
 		undoFailedSend(b, sess.ID, created, undo)
 		return err
@@ -179,6 +189,42 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
+}
+
+// attachFiles stores each file of --attach (paths from the terminal's directory). A file
+// that cannot be read as an attachment is named on stderr with its error and sent as left
+// out, so the message says so; a file that cannot be opened at all ends the command.
+func attachFiles(ctx context.Context, env *Env, b chatBackend, paths []string) ([]chat.AttachmentInput, error) {
+	var out []chat.AttachmentInput
+	for _, p := range paths {
+		path, err := filepath.Abs(p)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.InvalidArgument, "attach %s", p).WithParam("name", p)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.InvalidArgument, "attach %s", p).WithParam("name", p)
+		}
+		name := filepath.Base(path)
+		st, _ := f.Stat()
+		att, err := b.Attach(ctx, name, f)
+		f.Close()
+		var ae *apperr.Error
+		switch {
+		case errors.As(err, &ae) && ae.Code != apperr.Internal && ae.Code != apperr.Canceled:
+			fmt.Fprintf(env.Stderr, "not attached: %s: %s\n", termtext.Line(name), termtext.Line(ae.Message))
+			var size int64
+			if st != nil {
+				size = st.Size()
+			}
+			out = append(out, chat.AttachmentInput{Name: name, Size: size, Error: ae})
+		case err != nil:
+			return nil, err
+		default:
+			out = append(out, chat.AttachmentInput{ID: att.ID, Name: name})
+		}
+	}
+	return out, nil
 }
 
 // flagErr turns a flag parse error (already printed with the usage) into exit code 2.

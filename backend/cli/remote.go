@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/files"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/oauth"
@@ -49,9 +52,40 @@ func (r remoteChat) DeleteSession(ctx context.Context, id string) error {
 	return r.c.Call(ctx, "DeleteSession", nil, id)
 }
 
-func (r remoteChat) SendMessage(ctx context.Context, id, text string) (out chat.SendResult, err error) {
-	return out, r.c.Call(ctx, "SendMessage", &out, id, text)
+func (r remoteChat) SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (out chat.SendResult, err error) {
+	if files == nil {
+		files = []chat.AttachmentInput{}
+	}
+	return out, r.c.Call(ctx, "SendMessage", &out, id, text, files)
 }
+
+// Attach sends the file to the owner in parts, as a window does (a request body is
+// bounded), and returns what the owner stored.
+func (r remoteChat) Attach(ctx context.Context, name string, src io.Reader) (chat.Attachment, error) {
+	buf := make([]byte, attachPart)
+	uploadID := ""
+	for {
+		n, err := io.ReadFull(src, buf)
+		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !last {
+			return chat.Attachment{}, err
+		}
+		var up files.Upload
+		if err := r.c.Call(ctx, "UploadAttachment", &up, name, uploadID, base64.StdEncoding.EncodeToString(buf[:n]), last); err != nil {
+			return chat.Attachment{}, err
+		}
+		uploadID = up.UploadID
+		if last {
+			if up.Attachment == nil {
+				return chat.Attachment{}, fmt.Errorf("the owner stored no attachment for %s", name)
+			}
+			return *up.Attachment, nil
+		}
+	}
+}
+
+// attachPart is the size of one upload part: its base64 fits a request body.
+const attachPart = 4 << 20
 
 func (r remoteChat) Stop(ctx context.Context, id string) error {
 	return r.c.Call(ctx, "StopSession", nil, id)

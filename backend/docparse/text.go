@@ -272,3 +272,18 @@ func sniffTSV(s string) bool {
 	first, _, _ := strings.Cut(s, "\n")
 	return strings.Count(first, "\t") > strings.Count(first, ",")
 }
+
+// DecodeText is a text file's content as UTF-8 with its lines as they are (UTF-16 with a
+// byte-order mark and GB18030 recognised, as Parse reads them): attachments page through
+// the file by its own line numbers, which the blocks of Parse do not keep.
+func DecodeText(b []byte) string { return decodeText(b) }
+
+// LineBased reports whether a format's text is the file's own lines (text, Markdown,
+// source code, CSV), so line numbers of the decoded file mean what an editor shows.
+func LineBased(f Format) bool {
+	switch f {
+	case FormatText, FormatMarkdown, FormatCode, FormatCSV:
+		return true
+	}
+	return false
+}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/capability"
-	"github.com/cairn-app/cairn/backend/file"
+	"github.com/cairn-app/cairn/backend/files"
 	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/location"
 	"github.com/cairn-app/cairn/backend/mcp"
@@ -24,7 +24,7 @@ func Capabilities() capability.List {
 	return capability.List{
 		web.Capability(),
 		kb.Capability(),
-		file.Capability(),
+		files.Capability(),
 		sandbox.Capability(),
 		skills.Capability(),
 		location.Capability(),

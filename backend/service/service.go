@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
+	"github.com/cairn-app/cairn/backend/files"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/mcp/oauth"
@@ -62,6 +63,9 @@ type Services struct {
 	Providers *llm.Service
 	// Chat is sessions and the agent loop (CHAT-2, CHAT-3) over the tool pipeline.
 	Chat *chat.Service
+	// Files is the store of the files attached to messages (the file capability's
+	// tools read it through a store of their own over the same directory).
+	Files *files.Store
 	// Approval is the authority over approvals, permission rules, modes and the audit log
 	// (APPR-1..3); it is the tool pipeline's tools.Permission.
 	Approval *approval.Service
@@ -198,8 +202,9 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		return nil, err
 	}
 	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled})
+	s.Files = files.NewStore(db.DB, dir, s.Settings)
 	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Tools: s.Pipeline,
-		Toolsets: caps, Log: log, Redact: red})
+		Toolsets: caps, Log: log, Redact: red, Attachments: s.Files})
 	if err != nil {
 		s.Approval.Close()
 		s.Close()

@@ -25,6 +25,10 @@ export type SessionSnapshot = wire.ChatSnapshot & {
 };
 
 export type SendResult = wire.ChatSendResult;
+export type Attachment = wire.ChatAttachment;
+export type AttachmentInput = wire.ChatAttachmentInput;
+export type AttachmentPreview = wire.FilesPreview;
+export type AttachmentUpload = wire.FilesUpload;
 export type SessionInput = wire.ChatSessionInput;
 export type SessionPatch = wire.ChatSessionPatch;
 export type PartDelta = wire.ChatPartDelta;
@@ -60,7 +64,11 @@ export function chatApi(t: Transport) {
     archiveSession: (id: string, archived: boolean) => t.call<Session>("ArchiveSession", id, archived),
     searchMessages: (query: string) => t.call<MessageSearchResult>("SearchMessages", query),
     getSession: (id: string) => t.call<SessionSnapshot>("GetSession", id),
-    send: (sessionId: string, text: string) => t.call<SendResult>("SendMessage", sessionId, text),
+    send: (sessionId: string, text: string, attachments: AttachmentInput[] = []) =>
+      t.call<SendResult>("SendMessage", sessionId, text, attachments),
+    uploadAttachment: (name: string, uploadId: string, dataBase64: string, last: boolean) =>
+      t.call<AttachmentUpload>("UploadAttachment", name, uploadId, dataBase64, last),
+    attachmentPreview: (id: string) => t.call<AttachmentPreview>("GetAttachmentPreview", id),
     stop: (sessionId: string) => t.call<void>("StopSession", sessionId),
     regenerate: (sessionId: string) => t.call<SendResult>("Regenerate", sessionId),
     editAndResend: (sessionId: string, messageId: string, text: string) =>

@@ -103,6 +103,11 @@ export interface Facade {
   FetchImage(url: string): Promise<RemoteImage>;
   /** FetchModels reads the provider's model list and merges it into the stored one. */
   FetchModels(providerID: string): Promise<LLMProvider>;
+  /**
+   * GetAttachmentPreview is what an attachment chip's dialog shows: the image whole, or
+   * the document's text.
+   */
+  GetAttachmentPreview(id: string): Promise<FilesPreview>;
   /** GetBackendOwner says which process owns the data directory, its windows counted now. */
   GetBackendOwner(): Promise<BackendOwner>;
   /** GetMCPLogs returns a server's recent log lines (stderr and Cairn's notes). */
@@ -270,8 +275,12 @@ export interface Facade {
   SearchKB(req: KbSearchRequest): Promise<KbHit[]>;
   /** SearchMessages finds messages whose text matches the query, with a snippet each. */
   SearchMessages(query: string): Promise<ChatSearchResult>;
-  /** SendMessage stores the user's message and starts the answer; it streams as events. */
-  SendMessage(sessionID: string, text: string): Promise<ChatSendResult>;
+  /**
+   * SendMessage stores the user's message with its attachments (uploads by id, and files
+   * that failed, which the message lists as left out) and starts the answer; it streams as
+   * events.
+   */
+  SendMessage(sessionID: string, text: string, attachments: ChatAttachmentInput[]): Promise<ChatSendResult>;
   /** SetKBChunking changes chunk size and overlap; every file is indexed again. */
   SetKBChunking(id: string, size: number, overlap: number): Promise<KbKB>;
   /**
@@ -345,6 +354,13 @@ export interface Facade {
   TestWebSearch(provider: string, query: string): Promise<WebsearchAnswer>;
   /** UpdateSession changes a session's provider, model, system prompt, temperature or toolsets. */
   UpdateSession(id: string, patch: ChatSessionPatch): Promise<ChatSession>;
+  /**
+   * UploadAttachment sends one part of a file (base64; a request body is bounded, so a
+   * window sends files in parts: an empty uploadID starts one, last finishes it). The last
+   * part answers with the stored attachment, or the file's own error (too large, damaged,
+   * encrypted, a type Cairn cannot read).
+   */
+  UploadAttachment(name: string, uploadID: string, dataBase64: string, last: boolean): Promise<FilesUpload>;
   /**
    * WindowFocus is reported by every window when it gains or loses the focus (and again
    * while it keeps it), so a waiting approval raises an OS notification only when nobody
@@ -671,6 +687,38 @@ export interface CapabilityToolset {
 }
 
 /**
+ * Attachment is a file on a user message, as its part keeps it. ID is the SHA-256 of the
+ * content (the copy in the data directory); an attachment that could not be taken has no
+ * ID and says why in Error, so the message records what was left out.
+ */
+export interface ChatAttachment {
+  id?: string;
+  name: string;
+  size: number;
+  mime?: string;
+  kind?: string;
+  lines?: number;
+  tokens?: number;
+  /**
+   * Inline says the text went into the message; a larger document is read by the model
+   * through the file tools instead.
+   */
+  inline?: boolean;
+  error?: ApperrError;
+}
+
+/**
+ * AttachmentInput names one file of a message being sent: an upload's ID and the name the
+ * user saw, or a file that failed (Error set, no ID), which the message lists as left out.
+ */
+export interface ChatAttachmentInput {
+  id?: string;
+  name: string;
+  size?: number;
+  error?: ApperrError;
+}
+
+/**
  * Message is one user or assistant message; an assistant message holds every round of
  * one answer (reasoning, text, tool calls and results).
  */
@@ -699,7 +747,8 @@ export interface ChatMessagesDeleted {
 
 /**
  * Part is one piece of a message. Text is set for text, reasoning and the user's text;
- * Tool for tool-call and the three tool ends; Status for status; Data for approval parts.
+ * Tool for tool-call and the three tool ends; Status for status; Data for approval parts;
+ * Attachment for a file on a user message.
  */
 export interface ChatPart {
   id: string;
@@ -712,6 +761,8 @@ export interface ChatPart {
   tool?: ChatToolInfo;
   status?: ChatStatusInfo;
   data?: unknown;
+  /** Attachment is the file of an attachment part. */
+  attachment?: ChatAttachment;
   createdAt: number;
   updatedAt: number;
 }
@@ -735,7 +786,7 @@ export interface ChatPartDelta {
  * PartType is the kind of a part; tool-result, tool-error and tool-stopped equal the
  * tools.Status values.
  */
-export type ChatPartType = "text" | "reasoning" | "tool-call" | "tool-result" | "tool-error" | "tool-stopped" | "approval-requested" | "approval-decided" | "status";
+export type ChatPartType = "text" | "reasoning" | "tool-call" | "tool-result" | "tool-error" | "tool-stopped" | "approval-requested" | "approval-decided" | "status" | "attachment";
 
 /** SearchHit is one message whose text matches a search. */
 export interface ChatSearchHit {
@@ -1030,6 +1081,28 @@ export interface ElicitRequest {
 
 /** Status is where a request stands. */
 export type ElicitStatus = "pending" | "accepted" | "declined" | "cancelled" | "ended";
+
+/**
+ * Preview is what a window shows of an attachment when its chip is opened: an image whole
+ * as a data: URL, a document's extracted text (cut at previewTextMax, Truncated says so).
+ */
+export interface FilesPreview {
+  id: string;
+  kind: string;
+  mime: string;
+  dataUrl?: string;
+  text?: string;
+  truncated?: boolean;
+}
+
+/**
+ * Upload is one part of a window's upload: its id for the next part, and the attachment
+ * once the last part arrived.
+ */
+export interface FilesUpload {
+  uploadId: string;
+  attachment?: ChatAttachment;
+}
 
 /**
  * AddOptions shape adding a folder: Ignore holds glob patterns (filepath.Match) matched

@@ -1,5 +1,7 @@
 import type {
   AppError,
+  Attachment,
+  AttachmentInput,
   ApprovalRequest,
   ToolEntry,
   CairnEvent,
@@ -155,6 +157,35 @@ export class FakeChat {
   tools: ToolEntry[] = [];
   /** Approval requests (pending and decided). */
   approvals: ApprovalRequest[] = [];
+  /** What SendMessage received, in order. */
+  sent: { sessionId: string; text: string; attachments: AttachmentInput[] }[] = [];
+  /** Stored attachments by id, with their bytes (base64) as uploaded. */
+  uploads = new Map<string, { attachment: Attachment; data: string }>();
+  private partial = new Map<string, string>();
+
+  /** UploadAttachment: parts joined by upload id; the last one stores the file. */
+  upload(name: string, uploadId: string, data: string, last: boolean): Record<string, unknown> {
+    const id = uploadId || this.id("up");
+    const joined = (this.partial.get(id) ?? "") + atob(data);
+    if (!last) {
+      this.partial.set(id, joined);
+      return { uploadId: id };
+    }
+    this.partial.delete(id);
+    const image = /\.(png|jpe?g|gif|webp)$/i.test(name);
+    const lines = image ? 0 : joined.split("\n").length;
+    const attachment: Attachment = {
+      id: `${this.id("sha")}${"0".repeat(40)}`.slice(0, 64),
+      name,
+      size: joined.length,
+      mime: image ? "image/png" : "text/plain",
+      kind: image ? "image" : "document",
+      lines,
+      inline: !image && lines <= 400,
+    };
+    this.uploads.set(attachment.id!, { attachment, data: btoa(joined) });
+    return { uploadId: id, attachment };
+  }
 
   /** A tool call that needs approval: a pending request, announced on `approvals`. */
   requestApproval(sessionId: string, over: Partial<ApprovalRequest> = {}): ApprovalRequest {
@@ -259,7 +290,12 @@ export class FakeChat {
   }
 
   /** Starts an answer the test drives. */
-  start(sessionId: string, text: string | null, deleteFrom?: number): { script: AnswerScript; result: Record<string, unknown> } {
+  start(
+    sessionId: string,
+    text: string | null,
+    deleteFrom?: number,
+    files: AttachmentInput[] = [],
+  ): { script: AnswerScript; result: Record<string, unknown> } {
     const s = this.session(sessionId);
     if (this.running.has(sessionId)) throw err("session_busy", {}, "busy");
     if (this.providers.length === 0) throw err("no_provider_configured", {}, "no provider");
@@ -276,7 +312,13 @@ export class FakeChat {
     let seq = list[list.length - 1]?.seq ?? 0;
     if (text !== null) {
       const um: Message = { id: this.id("m"), sessionId, seq: ++seq, role: "user", status: "complete", parts: [], createdAt: now, updatedAt: now };
-      um.parts = [{ id: this.id("p"), messageId: um.id, index: 0, round: 0, type: "text", state: "done", text, createdAt: now, updatedAt: now }];
+      um.parts = text ? [{ id: this.id("p"), messageId: um.id, index: 0, round: 0, type: "text", state: "done", text, createdAt: now, updatedAt: now }] : [];
+      for (const f of files) {
+        const attachment: Attachment = f.error
+          ? { name: f.name, size: f.size ?? 0, error: f.error }
+          : { ...this.uploads.get(f.id ?? "")!.attachment, name: f.name };
+        um.parts.push({ id: this.id("p"), messageId: um.id, index: um.parts.length, round: 0, type: "attachment", state: "done", attachment, createdAt: now, updatedAt: now });
+      }
       list.push(um);
       result.userMessageId = um.id;
       this.publish(`session:${sessionId}`, "message:appended", um);
@@ -397,10 +439,24 @@ export class FakeChat {
         return null;
       },
       GetSession: (id) => this.snapshot(String(id)),
-      SendMessage: (id, text) => {
+      SendMessage: (id, text, attachments) => {
         this.fail("SendMessage");
-        if (!String(text).trim()) throw err("invalid_argument", { message: "the message is empty" }, "empty");
-        return this.start(String(id), String(text)).result;
+        const files = (attachments ?? []) as AttachmentInput[];
+        if (!String(text).trim() && files.length === 0) throw err("invalid_argument", { message: "the message is empty" }, "empty");
+        this.sent.push({ sessionId: String(id), text: String(text), attachments: files });
+        return this.start(String(id), String(text), undefined, files).result;
+      },
+      UploadAttachment: (name, uploadId, data, last) => {
+        this.fail("UploadAttachment");
+        return this.upload(String(name), String(uploadId), String(data), Boolean(last));
+      },
+      GetAttachmentPreview: (id) => {
+        const u = this.uploads.get(String(id));
+        if (!u) throw err("attachment_not_found", { name: String(id) }, "gone");
+        const a = u.attachment;
+        return a.kind === "image"
+          ? { id: a.id, kind: a.kind, mime: a.mime, dataUrl: `data:${a.mime};base64,${u.data}` }
+          : { id: a.id, kind: a.kind, mime: a.mime, text: atob(u.data) };
       },
       StopSession: (id) => {
         this.running.get(String(id))?.end("stopped");
