@@ -166,15 +166,23 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 	}
 }
 
-// assertStrictCSP checks the policy of `serve` and of the desktop window: nothing but the
-// app's own scripts, and images only from the app itself or data: and blob: URLs, so no
-// Markdown image can make the window ask another host for anything.
+// assertStrictCSP checks the policy of `serve` and of the desktop window, whole: nothing
+// but the app's own scripts, and images only from the app itself or data: and blob: URLs
+// (the forms tool images, fetched remote images and site icons take), so no Markdown image
+// can make the window ask another host for anything. Every directive is compared, and one
+// the policy gains or loses fails, so allowing tool images widens nothing else.
 func assertStrictCSP(t *testing.T, h http.Header) {
 	t.Helper()
 	csp := h.Get("Content-Security-Policy")
 	directives := map[string]string{}
 	for _, d := range strings.Split(csp, ";") {
-		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(d, " ")
+		if _, dup := directives[name]; dup {
+			t.Fatalf("CSP %q names %s twice", csp, name)
+		}
 		directives[name] = value
 	}
 	want := map[string]string{
@@ -182,13 +190,21 @@ func assertStrictCSP(t *testing.T, h http.Header) {
 		"script-src":      "'self'",
 		"style-src":       "'self' 'unsafe-inline'",
 		"img-src":         "'self' data: blob:",
+		"font-src":        "'self' data:",
 		"connect-src":     "'self'",
 		"object-src":      "'none'",
+		"base-uri":        "'self'",
+		"form-action":     "'self'",
 		"frame-ancestors": "'none'",
 	}
 	for name, value := range want {
 		if directives[name] != value {
 			t.Fatalf("CSP %q: %s is %q, want %q", csp, name, directives[name], value)
+		}
+	}
+	for name := range directives {
+		if _, ok := want[name]; !ok {
+			t.Fatalf("CSP %q has %s, which the policy does not allow for", csp, name)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // MCP tool cards in real Chromium: server-everything's get-tiny-image returns a PNG, the
 // card shows it as a thumbnail loaded from the app's own origin (GetToolImage hands it over
-// as a data: URL), a click shows it whole, and the page asks no other host for anything.
+// as a data: URL), a click shows it whole, and the page asks no other host for anything. The
+// served Content-Security-Policy lets that data: URL and a blob: URL of it load, blocks an
+// image from another origin, and reports nothing else.
 // A model whose context window is tiny, offered every tool of server-everything, gets the
 // tool-cost notice first: the share it says is the stored one, its ways out fold every
 // MCP tool (the setting turns on) and open Settings → MCP servers.
@@ -61,6 +63,12 @@ describe("toolcard: MCP tool images and the tool-cost notice", { timeout: SUITE_
     const session = await createSession(server, { providerId: provider.id, title: "Tool image e2e", toolsets: ["mcp"] });
     await withContext(async (ctx) => {
       const requests = watchRequests(ctx, server.origin);
+      const blocked = new Map();
+      ctx.on("requestfailed", (r) => blocked.set(r.url(), r.failure()?.errorText));
+      await ctx.addInitScript(() => {
+        window.__cspViolations = [];
+        document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI }));
+      });
       const page = await openApp(ctx, server, { hash: sessionHash(session.id) });
       await waitSessionState(page, "idle");
       await sendWithEnter(page, IMAGE_TOOL);
@@ -89,6 +97,34 @@ describe("toolcard: MCP tool images and the tool-cost notice", { timeout: SUITE_
       assert.ok(requests.urls.some((u) => u === `${server.origin}/api/GetToolImage`), "GetToolImage was not asked");
       await screenshot(page, "toolcard-01-thumbnail");
 
+      // The served policy lets the image's data: URL and a blob: URL of the same bytes load,
+      // and nothing from another origin (here the fake model's loopback server).
+      const other = `${new URL(fake.url).origin}/pixel.png`;
+      const probe = await page.evaluate(
+        async ({ src, other }) => {
+          const load = (url) =>
+            new Promise((done) => {
+              const img = new Image();
+              img.onload = () => done(img.naturalWidth > 0);
+              img.onerror = () => done(false);
+              img.src = url;
+            });
+          const bytes = Uint8Array.from(atob(src.slice(src.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+          const blobURL = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
+          const out = { data: await load(src), blob: await load(blobURL), other: await load(other) };
+          URL.revokeObjectURL(blobURL);
+          await new Promise((r) => setTimeout(r, 50)); // the violation event is queued after the error
+          return out;
+        },
+        { src, other },
+      );
+      assert.deepEqual(probe, { data: true, blob: true, other: false });
+      // (Chromium may report one blocked load more than once.)
+      const violations = () => page.evaluate(() => [...new Set(window.__cspViolations.map((v) => `${v.directive} ${v.blocked}`))]);
+      assert.deepEqual(await violations(), [`img-src ${other}`], "the policy blocked something else, or not the other origin");
+      // Chromium announces the request and fails it before it reaches the network.
+      assert.equal(blocked.get(other), "csp", "the other origin's image was not blocked by the policy");
+
       await thumb.click();
       const dialog = page.getByTestId("tool-image-full");
       await dialog.waitFor();
@@ -102,7 +138,8 @@ describe("toolcard: MCP tool images and the tool-cost notice", { timeout: SUITE_
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
 
-      assert.deepEqual(requests.foreign(), [], "the page asked another host");
+      assert.deepEqual(await violations(), [`img-src ${other}`], "the enlarged image broke the policy");
+      assert.deepEqual(requests.foreign().filter((u) => u !== other), [], "the page asked another host");
       assert.deepEqual(ctx.pageErrors, []);
     });
   });
