@@ -198,6 +198,16 @@ const (
 	SearchProxyInvalid     Code = "search_proxy_invalid"
 	ParseLinkUnsupported   Code = "parse_link_unsupported"
 
+	// Map services of the location tool (Amap, Google Maps).
+	LocationKeyRequired     Code = "location_key_required"
+	LocationKeyInvalid      Code = "location_key_invalid"
+	LocationRateLimited     Code = "location_rate_limited"
+	LocationUnreachable     Code = "location_unreachable"
+	LocationBadResponse     Code = "location_response_invalid"
+	LocationRejected        Code = "location_request_rejected"
+	LocationNotFound        Code = "location_not_found"
+	LocationEndpointInvalid Code = "location_endpoint_invalid"
+
 	// The web search fallback setting names providers Cairn does not have.
 	SearchFallbackUnknown Code = "search_fallback_unknown"
 
@@ -399,6 +409,15 @@ var catalogue = map[Code]def{
 	ParseLinkUnsupported:   {},
 
 	DesktopAttachFailed: {},
+
+	LocationKeyRequired:     {action: openSettings("location")},
+	LocationKeyInvalid:      {action: openSettings("location")},
+	LocationRateLimited:     {action: retry},
+	LocationUnreachable:     {action: retry},
+	LocationBadResponse:     {},
+	LocationRejected:        {},
+	LocationNotFound:        {},
+	LocationEndpointInvalid: {action: openSettings("location")},
 
 	ElicitationNotFound:        {},
 	ElicitationAlreadyAnswered: {},

@@ -53,7 +53,8 @@ export const TOOLSETS: CapabilityToolset[] = [
     "icon": "pin",
     "chat": false,
     "task": false,
-    "fixed": false
+    "fixed": false,
+    "section": "location"
   },
   {
     "name": "mcp",
