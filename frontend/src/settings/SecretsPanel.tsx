@@ -25,8 +25,11 @@ export function KeyStorageNote({ secrets }: { secrets: SecretsSnapshot }) {
   );
 }
 
-/** Set / replace / remove the secrets the backend knows; values are never shown back. */
-export function SecretsPanel() {
+/**
+ * Set / replace / remove the secrets the backend knows; values are never shown back.
+ * `names`, when given, keeps the panel to those keys (a capability's page shows its own).
+ */
+export function SecretsPanel({ names }: { names?: readonly string[] } = {}) {
   const { t } = useTranslation("settings");
   const client = useClient();
   const store = client.stores.secrets;
@@ -37,7 +40,7 @@ export function SecretsPanel() {
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<{ name: string; error: AppError } | null>(null);
   // Only the keys this panel owns: providers' keys and MCP credentials have their sections.
-  const secrets = (data?.secrets ?? []).filter((s) => s.known);
+  const secrets = (data?.secrets ?? []).filter((s) => s.known && (!names || names.includes(s.name)));
 
   const run = async (name: string, fn: () => Promise<unknown>) => {
     setBusy(true);

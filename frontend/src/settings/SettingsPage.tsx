@@ -9,6 +9,7 @@ import { ProvidersSection } from "../providers/ProvidersSection";
 import { ToolsPanel } from "../tools/ToolsPanel";
 import { AboutSection } from "./AboutSection";
 import { GeneralSection } from "./GeneralSection";
+import { LocationSection } from "./LocationSection";
 import { SpecFields } from "./SettingField";
 import { WebSearchSection } from "./WebSearchSection";
 import { genericSpecs } from "./specs";
@@ -53,6 +54,8 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       );
     case "web-search":
       return <WebSearchSection settings={settings} />;
+    case "location":
+      return <LocationSection settings={settings} />;
     case "knowledge":
       return (
         <Suspense fallback={sectionFallback}>

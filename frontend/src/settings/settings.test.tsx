@@ -25,7 +25,7 @@ describe("Settings page", () => {
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
     await within(nav).findByTestId("settings-nav-web-search", {}, { timeout: 5000 }); // the capabilities' pages come with ListToolsets
     expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toEqual(settingsSections(TOOLSETS).map((s) => `settings-nav-${s}`));
-    expect(settingsSections(TOOLSETS)).toEqual(["providers", "web-search", "knowledge", "mcp", "tools", "permissions", "general", "about"]);
+    expect(settingsSections(TOOLSETS)).toEqual(["providers", "web-search", "knowledge", "location", "mcp", "tools", "permissions", "general", "about"]);
     expect(screen.getByTestId("settings-nav-general")).toHaveAttribute("aria-current", "page");
     await user.click(screen.getByTestId("settings-nav-mcp"));
     expect(screen.getByRole("heading", { level: 2, name: "MCP servers" })).toBeInTheDocument();
@@ -262,6 +262,21 @@ describe("Settings page", () => {
     backend.secretBackend = "keyring";
     open("about", backend);
     expect(await screen.findByTestId("keyring-status")).toHaveTextContent("Keys are stored in the system keyring.");
+  });
+
+  it("Location: the key guide of each map service, only the maps' keys, and the endpoints", async () => {
+    const backend = new FakeBackend([...SPECS, { key: "location.endpoint.amap", type: "string", default: "", section: "location" }]);
+    backend.secrets = [...backend.secrets, { name: "maps.amap", set: false, known: true }, { name: "maps.google", set: true, last4: "x9Q0", known: true }];
+    open("location", backend);
+    expect(await screen.findByRole("heading", { level: 2, name: "Location" })).toBeInTheDocument();
+    const guide = screen.getByTestId("location-key-guide");
+    expect(within(guide).getByTestId("location-guide-amap")).toHaveTextContent("pick the Web Service platform");
+    expect(within(guide).getByTestId("location-guide-google")).toHaveTextContent("enable the Geocoding API, Places API, Directions API");
+    expect(within(guide).getByRole("link", { name: "Open lbs.amap.com" })).toHaveAttribute("href", "https://lbs.amap.com/");
+    expect(await screen.findByTestId("secret-maps.amap")).toHaveTextContent("Not set");
+    expect(screen.getByTestId("secret-maps.google")).toHaveTextContent("ends in x9Q0");
+    expect(screen.queryByTestId("secret-websearch.tavily")).toBeNull();
+    expect(screen.getByText("Amap endpoint")).toBeInTheDocument();
   });
 
   it("stores and removes a key without ever showing its value", async () => {

@@ -25,6 +25,7 @@ import { ToolImages } from "./ToolImages";
 import { isFetchCard, WEB_FETCH_TOOLS, WebFetchFailed, WebFetchResult } from "./WebFetchResult";
 import { isKbSearchDisplay } from "../api";
 import { KbSearchResult } from "./KbSearchResult";
+import { isLocationDisplay, LocationResult } from "./LocationResult";
 import { ResourceLinks, resourceLinks } from "./ResourceLinks";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
@@ -148,9 +149,13 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           {end && state !== "error" && isSearchAnswer(item.name, end.display) && <WebSearchResult answer={end.display} />}
           {end && state !== "error" && isFetchCard(item.name, end.display) && <WebFetchResult card={end.display} content={end.content} />}
           {end && state !== "error" && isKbSearchDisplay(item.name, end.display) && <KbSearchResult display={end.display} />}
-          {end && state !== "error" && !isSearchAnswer(item.name, end.display) && !isFetchCard(item.name, end.display) && !isKbSearchDisplay(item.name, end.display) && (
-            <Result content={end.content} display={end.display} />
-          )}
+          {end && state !== "error" && isLocationDisplay(item.name, end.display) && <LocationResult display={end.display} />}
+          {end &&
+            state !== "error" &&
+            !isSearchAnswer(item.name, end.display) &&
+            !isFetchCard(item.name, end.display) &&
+            !isKbSearchDisplay(item.name, end.display) &&
+            !isLocationDisplay(item.name, end.display) && <Result content={end.content} display={end.display} />}
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>
