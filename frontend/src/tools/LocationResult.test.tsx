@@ -61,7 +61,7 @@ const parts = (display: unknown): Part[] => [
   { id: "b", messageId: "m", index: 1, round: 0, type: "tool-result", state: "done", createdAt: 1, updatedAt: 1, tool: { callId: "c", name: "location_query", content: "Amap answered", display, durationMs: 5 } },
 ];
 
-function openCard(display: unknown, lng?: string) {
+function openCard(display: unknown, lng?: "en" | "zh-CN") {
   const item = groupParts(parts(display))[0] as ToolItem;
   const out = renderWithClient(<ToolCard item={item} live={false} />, { transport: new FakeTransport(), ready: null, lng });
   fireEvent.click(within(screen.getByTestId("tool-card")).getByRole("button", { expanded: false }));
