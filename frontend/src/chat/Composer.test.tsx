@@ -33,7 +33,7 @@ describe("Composer", () => {
     const user = userEvent.setup();
     const { props, input } = setup();
     await user.type(input, "Hello there{Enter}");
-    expect(props.onSend).toHaveBeenCalledWith("Hello there");
+    expect(props.onSend).toHaveBeenCalledWith("Hello there", []);
     expect(input).toHaveValue("");
   });
 
@@ -44,7 +44,7 @@ describe("Composer", () => {
     expect(props.onSend).not.toHaveBeenCalled();
     expect(input).toHaveValue("line one\nline two");
     await user.click(screen.getByTestId("composer-send"));
-    expect(props.onSend).toHaveBeenCalledWith("line one\nline two");
+    expect(props.onSend).toHaveBeenCalledWith("line one\nline two", []);
   });
 
   it("keeps the draft when sending fails", async () => {
@@ -72,7 +72,7 @@ describe("Composer", () => {
     expect(input).toHaveValue("a\nb");
     expect(props.onSend).not.toHaveBeenCalled();
     await user.keyboard("{Control>}{Enter}{/Control}");
-    expect(props.onSend).toHaveBeenCalledWith("a\nb");
+    expect(props.onSend).toHaveBeenCalledWith("a\nb", []);
   });
 
   it("shows Stop instead of Send while an answer runs; Esc and the button stop it", async () => {

@@ -1,13 +1,17 @@
-import { useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import type { AttachmentInput } from "../api";
 import { Icon } from "../components/Icon";
+import { AttachButton, DraftChips, type DraftFiles } from "./Attachments";
+import { pastedName } from "./attachments";
 import { PromptMenu, type PromptSource } from "./PromptMenu";
 
 export interface ComposerProps {
   /** An answer is running: the stop button replaces send, Esc stops. */
   busy: boolean;
-  /** Sends the text; resolves true when the backend took it (the draft is cleared then). */
-  onSend: (text: string) => Promise<boolean>;
+  /** Sends the text and the attached files; resolves true when the backend took it (the
+   * draft is cleared then). */
+  onSend: (text: string, files: AttachmentInput[]) => Promise<boolean>;
   onStop: () => void;
   /** Setting chat.sendOnEnter: Enter sends (Shift+Enter = new line); off: Ctrl/⌘+Enter sends. */
   sendOnEnter: boolean;
@@ -17,6 +21,9 @@ export interface ComposerProps {
   controls?: ReactNode;
   /** The MCP servers' prompts: typing "/" at the start lists them. */
   prompts?: PromptSource;
+  /** The files waiting to go with the message (useDraftFiles): the attach button, drop and
+   * paste add to it. Without it the composer takes text only. */
+  files?: DraftFiles;
 }
 
 const MAX_HEIGHT = 240;
@@ -26,7 +33,7 @@ const MAX_HEIGHT = 240;
  * Ctrl/⌘+Enter sends and Enter adds a line); Esc stops a running answer. Enter while an
  * input method is composing (Chinese, Japanese…) never sends.
  */
-export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls, prompts }: ComposerProps) {
+export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls, prompts, files }: ComposerProps) {
   const { t } = useTranslation("chat");
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
@@ -44,13 +51,18 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
   const slash = /^\/\S*$/.exec(text);
   const menuOpen = Boolean(prompts && slash && !menuOff && !disabled);
 
-  const canSend = !busy && !sending && !disabled && text.trim() !== "";
+  const [dragging, setDragging] = useState(false);
+  const hasFiles = (files?.files.length ?? 0) > 0;
+  const canSend = !busy && !sending && !disabled && !files?.uploading && (text.trim() !== "" || hasFiles);
 
   const send = async () => {
     if (!canSend) return;
     setSending(true);
     try {
-      if (await onSend(text)) setText("");
+      if (await onSend(text, files?.inputs() ?? [])) {
+        setText("");
+        files?.clear();
+      }
     } finally {
       setSending(false);
       ref.current?.focus();
@@ -81,8 +93,43 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
 
   const hint = sendOnEnter ? t("composer.hintEnter") : t("composer.hintCtrlEnter");
 
+  const hasDraggedFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+  const drop = files
+    ? {
+        onDragOver: (e: DragEvent<HTMLDivElement>) => {
+          if (!hasDraggedFiles(e) || disabled) return;
+          e.preventDefault();
+          setDragging(true);
+        },
+        onDragLeave: (e: DragEvent<HTMLDivElement>) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+        },
+        onDrop: (e: DragEvent<HTMLDivElement>) => {
+          setDragging(false);
+          const list = Array.from(e.dataTransfer?.files ?? []);
+          if (!list.length || disabled) return;
+          e.preventDefault();
+          files.add(list);
+        },
+      }
+    : {};
+  // A pasted file or screenshot is attached; pasted text stays text.
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const list = Array.from(e.clipboardData?.files ?? []);
+    if (!files || list.length === 0) return;
+    e.preventDefault();
+    files.add(list, (f) => pastedName(f));
+  };
+
   return (
-    <div className="composer" data-busy={busy || undefined}>
+    <div className="composer" data-busy={busy || undefined} data-dragging={dragging || undefined} {...drop}>
+      {dragging ? (
+        <div className="composer__drop" aria-hidden="true">
+          <Icon name="paperclip" size={18} />
+          {t("attach.drop")}
+        </div>
+      ) : null}
+      {files ? <DraftChips files={files.files} onRemove={files.remove} /> : null}
       {menuOpen && prompts ? (
         <PromptMenu
           source={prompts}
@@ -113,8 +160,10 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
           if (!e.target.value.startsWith("/")) setMenuOff(false);
         }}
         onKeyDown={onKeyDown}
+        onPaste={onPaste}
       />
       <div className="composer__bar">
+        {files ? <AttachButton onFiles={(l) => files.add(l)} disabled={disabled} /> : null}
         {controls}
         <span id="composer-hint" className="composer__hint">
           {busy ? t("composer.hintStop") : hint}

@@ -7,6 +7,7 @@ import { groupParts } from "../tools/model";
 import { ToolCard } from "../tools/ToolCard";
 import { copyText } from "../components/clipboard";
 import { ReasoningPart, StatusPart, TextPart } from "./parts";
+import { AttachmentChip } from "./Attachments";
 import { citationTables, type CitationTable } from "./citations";
 
 export interface MessageActions {
@@ -45,6 +46,7 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const text = messageText(message);
+  const attached = (message.parts ?? []).flatMap((p) => (p.type === "attachment" && p.attachment ? [{ key: p.id, a: p.attachment }] : []));
 
   const save = async () => {
     if (editing === null || !editing.trim() || !onEdit) return;
@@ -100,7 +102,16 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
         </div>
       ) : (
         <>
-          <div className="message__bubble">{text}</div>
+          {text ? <div className="message__bubble">{text}</div> : null}
+          {attached.length ? (
+            <ul className="message__attachments" aria-label={t("attach.listLabel")}>
+              {attached.map(({ key, a }) => (
+                <li key={key}>
+                  <AttachmentChip attachment={a} />
+                </li>
+              ))}
+            </ul>
+          ) : null}
           <div className="message__actions">
             <CopyButton text={text} />
             {onEdit && (

@@ -8,6 +8,7 @@ import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
+import { useDraftFiles } from "./Attachments";
 import { mcpPromptSource } from "./promptSource";
 import { KbAttach } from "./KbAttach";
 import { MessageList } from "./MessageList";
@@ -32,6 +33,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
   const [actionError, setActionError] = useState<AppError | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const permission = useSessionPermissionMode(id);
+  const files = useDraftFiles();
 
   const run = useCallback(async (fn: () => Promise<unknown>) => {
     setActionError(null);
@@ -200,10 +202,11 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
           key={id}
           busy={busy}
           sendOnEnter={sendOnEnter}
-          onSend={(text) => run(() => client.chat.send(id, text))}
+          onSend={(text, attached) => run(() => client.chat.send(id, text, attached))}
           onStop={() => void run(() => client.chat.stop(id))}
           controls={<KbAttach sessionId={id} />}
           prompts={prompts}
+          files={files}
         />
       </div>
 
