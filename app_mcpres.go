@@ -1,6 +1,9 @@
 package main
 
-import "github.com/cairn-app/cairn/backend/mcp"
+import (
+	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/mcp"
+)
 
 // MCP resources and prompts (read live from the server; topic "mcp" carries
 // mcp:resources-changed and mcp:prompts-changed when a server announces a new list).
@@ -21,4 +24,11 @@ func (a *App) ListMCPPrompts(id string) ([]mcp.PromptInfo, error) { return a.s.M
 // GetMCPPrompt fills a prompt with its arguments and returns its messages.
 func (a *App) GetMCPPrompt(id, name string, args map[string]string) (mcp.PromptResult, error) {
 	return a.s.MCP.GetPrompt(a.ctx, id, name, args)
+}
+
+// AttachMCPResource reads a server's resource into the attachment store for the next
+// message (the composer's resource menu); the answer goes in SendMessage's attachments
+// with its source, like an uploaded file.
+func (a *App) AttachMCPResource(id, uri, name string) (chat.Attachment, error) {
+	return a.s.AttachMCPResource(a.ctx, id, uri, name)
 }

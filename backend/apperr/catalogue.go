@@ -238,6 +238,8 @@ const (
 	// MCPRequestFailed: the server refused a resources/* or prompts/* request (its own
 	// words in message; what names the request, e.g. "resources/read demo://x").
 	MCPRequestFailed Code = "mcp_request_failed"
+	// MCPResourceEmpty: a resource attached to a message has no text and no blob.
+	MCPResourceEmpty Code = "mcp_resource_empty"
 )
 
 var catalogue = map[Code]def{
@@ -435,4 +437,5 @@ var catalogue = map[Code]def{
 	RestoreFailed:              {},
 
 	MCPRequestFailed: {},
+	MCPResourceEmpty: {},
 }

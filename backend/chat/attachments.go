@@ -36,6 +36,25 @@ type Attachment struct {
 	// through the file tools instead.
 	Inline bool          `json:"inline,omitempty"`
 	Error  *apperr.Error `json:"error,omitempty"`
+	// Source is set for an MCP server's resource: its content as read when the user
+	// attached it, named to the model by its URI.
+	Source *ResourceSource `json:"source,omitempty"`
+}
+
+// ResourceSource is the MCP resource an attachment was read from: the server (its id and
+// the name the user knows it by) and the resource's URI.
+type ResourceSource struct {
+	ServerID string `json:"serverId"`
+	Server   string `json:"server"`
+	URI      string `json:"uri"`
+}
+
+// attrs are the source's attributes in the model's <attachment> tag.
+func (s *ResourceSource) attrs() string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf(` mcp_server="%s" uri="%s"`, html.EscapeString(s.Server), html.EscapeString(s.URI))
 }
 
 // AttachmentInput names one file of a message being sent: an upload's ID and the name the
@@ -45,6 +64,8 @@ type AttachmentInput struct {
 	Name  string        `json:"name"`
 	Size  int64         `json:"size,omitempty"`
 	Error *apperr.Error `json:"error,omitempty"`
+	// Source names the MCP resource an upload was read from (AttachMCPResource's answer).
+	Source *ResourceSource `json:"source,omitempty"`
 }
 
 // Attachments is what chat needs of the attachment store (files.Store): uploads resolved
@@ -178,21 +199,23 @@ func (s *Service) release(ctx context.Context, ids []string) {
 // inlined document's text, a note naming a document left to the file tools, an image's
 // name (its pixels follow as an image part), or why a file was left out.
 func attachmentText(ctx context.Context, a Attachment, store Attachments) string {
-	name := html.EscapeString(a.Name)
+	// An MCP resource is named by its server and URI too, so the model can tell the
+	// user where the text came from and ask the server for more.
+	tag := fmt.Sprintf("<attachment name=\"%s\"%s", html.EscapeString(a.Name), a.Source.attrs())
 	switch {
 	case a.Error != nil:
-		return fmt.Sprintf("<attachment name=\"%s\" omitted=\"true\">The user attached this file but it could not be read: %s</attachment>", name, a.Error.Message)
+		return fmt.Sprintf("%s omitted=\"true\">The user attached this file but it could not be read: %s</attachment>", tag, a.Error.Message)
 	case a.Kind == AttachmentImage:
-		return fmt.Sprintf("<attachment name=\"%s\" type=\"%s\" size=\"%d\">An image; a model that can see images receives it with this message.</attachment>", name, a.MIME, a.Size)
+		return fmt.Sprintf("%s type=\"%s\" size=\"%d\">An image; a model that can see images receives it with this message.</attachment>", tag, a.MIME, a.Size)
 	case !a.Inline || store == nil:
-		return fmt.Sprintf("<attachment name=\"%s\" type=\"%s\" size=\"%d\" lines=\"%d\">Too long to include here: read it with file_read and search it with file_search.</attachment>",
-			name, a.MIME, a.Size, a.Lines)
+		return fmt.Sprintf("%s type=\"%s\" size=\"%d\" lines=\"%d\">Too long to include here: read it with file_read and search it with file_search.</attachment>",
+			tag, a.MIME, a.Size, a.Lines)
 	}
 	text, err := store.Text(ctx, a.ID)
 	if err != nil {
-		return fmt.Sprintf("<attachment name=\"%s\" omitted=\"true\">The file's text could not be read.</attachment>", name)
+		return fmt.Sprintf("%s omitted=\"true\">The file's text could not be read.</attachment>", tag)
 	}
-	return fmt.Sprintf("<attachment name=\"%s\" type=\"%s\" lines=\"%d\">\n%s\n</attachment>", name, a.MIME, a.Lines, strings.TrimRight(text, "\n"))
+	return fmt.Sprintf("%s type=\"%s\" lines=\"%d\">\n%s\n</attachment>", tag, a.MIME, a.Lines, strings.TrimRight(text, "\n"))
 }
 
 // userTurn is a stored user message as the model reads it: its text, then its

@@ -309,14 +309,14 @@ func (s *Store) Resolve(ctx context.Context, in []chat.AttachmentInput) ([]chat.
 			if e == nil {
 				e = apperr.New(apperr.AttachmentNotFound, "no upload for %s", f.Name).WithParam("name", f.Name)
 			}
-			out = append(out, chat.Attachment{Name: f.Name, Size: f.Size, Error: e})
+			out = append(out, chat.Attachment{Name: f.Name, Size: f.Size, Error: e, Source: f.Source})
 			continue
 		}
 		a, err := s.lookup(ctx, f.ID)
 		if err != nil {
 			return nil, apperr.Wrap(err, apperr.AttachmentNotFound, "attachment %s", f.Name).WithParam("name", f.Name)
 		}
-		a.Name = f.Name
+		a.Name, a.Source = f.Name, f.Source
 		a.Inline = s.inline(ctx, a)
 		out = append(out, a)
 	}

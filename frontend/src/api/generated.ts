@@ -27,6 +27,12 @@ export interface Facade {
   /** ArchiveSession takes a conversation out of the list (still searchable), or restores it. */
   ArchiveSession(id: string, archived: boolean): Promise<ChatSession>;
   /**
+   * AttachMCPResource reads a server's resource into the attachment store for the next
+   * message (the composer's resource menu); the answer goes in SendMessage's attachments
+   * with its source, like an uploaded file.
+   */
+  AttachMCPResource(id: string, uri: string, name: string): Promise<ChatAttachment>;
+  /**
    * AuthorizeMCPServer starts the OAuth sign-in of a remote server that needs one and
    * returns the authorization page. A desktop build opens it in the system browser itself
    * (opened: true); otherwise the window opens authUrl. The browser comes back to a
@@ -705,6 +711,11 @@ export interface ChatAttachment {
    */
   inline?: boolean;
   error?: ApperrError;
+  /**
+   * Source is set for an MCP server's resource: its content as read when the user
+   * attached it, named to the model by its URI.
+   */
+  source?: ChatResourceSource;
 }
 
 /**
@@ -716,6 +727,8 @@ export interface ChatAttachmentInput {
   name: string;
   size?: number;
   error?: ApperrError;
+  /** Source names the MCP resource an upload was read from (AttachMCPResource's answer). */
+  source?: ChatResourceSource;
 }
 
 /**
@@ -787,6 +800,16 @@ export interface ChatPartDelta {
  * tools.Status values.
  */
 export type ChatPartType = "text" | "reasoning" | "tool-call" | "tool-result" | "tool-error" | "tool-stopped" | "approval-requested" | "approval-decided" | "status" | "attachment";
+
+/**
+ * ResourceSource is the MCP resource an attachment was read from: the server (its id and
+ * the name the user knows it by) and the resource's URI.
+ */
+export interface ChatResourceSource {
+  serverId: string;
+  server: string;
+  uri: string;
+}
 
 /** SearchHit is one message whose text matches a search. */
 export interface ChatSearchHit {

@@ -89,6 +89,9 @@ export function mcpApi(t: Transport) {
     /** One resource by URI (a tool card's resource link). */
     readResource: (id: string, uri: string) =>
       t.call<McpResourceContent[] | null>("ReadMCPResource", id, uri).then((l) => l ?? []),
+    /** Reads a resource into the attachment store for the next message (the composer's
+     * resource menu); send the answer with its source among the message's attachments. */
+    attachResource: (id: string, uri: string, name: string) => t.call<wire.ChatAttachment>("AttachMCPResource", id, uri, name),
     /** A server's prompts with their arguments (the composer's / menu). */
     prompts: (id: string) =>
       t.call<McpPromptInfo[] | null>("ListMCPPrompts", id).then((l) => (l ?? []).map((p) => ({ ...p, arguments: p.arguments ?? [] }))),
