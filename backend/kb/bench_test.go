@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,23 +88,24 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	r := rand.New(rand.NewPCG(7, 9))
 	ingest := benchIngest(b, st, k, r, n)
 	kwQueries := []string{"river mountain", "vector query ranking", "知识", "检索结果", "w123", "castle OR garden", "server cache index token"}
-	var kw, kwCPU []time.Duration
-	for i := 0; i < envInt("KB_BENCH_KW", 200); i++ {
-		t0, c0 := time.Now(), cpuNow()
-		if _, err := svc.Search(ctx, SearchRequest{Query: kwQueries[i%len(kwQueries)], TopK: 10}); err != nil {
-			b.Fatal(err)
-		}
-		kw, kwCPU = append(kw, time.Since(t0)), append(kwCPU, cpuNow()-c0)
-	}
+	build := benchKeywordIndex(b, svc, k)
+	kw, kwCPU := benchKeyword(b, svc, kwQueries)
+	svc.ftsOnly = true // the same queries ranked by FTS5's bm25, as before the in-memory index
+	kwFTS, kwFTSCPU := benchKeyword(b, svc, kwQueries)
+	svc.ftsOnly = false
+	fmt.Printf("keyword index: built in %.2f s, %.1f MB (heap %.1f MB); in memory p50 %s p95 %s (CPU p95 %s), FTS5 bm25 p50 %s p95 %s (CPU p95 %s): p95 %.1fx\n",
+		build.time.Seconds(), float64(build.bytes)/1e6, float64(build.heap)/1e6, ms(pct(kw, 50)), ms(pct(kw, 95)), ms(pct(kwCPU, 95)),
+		ms(pct(kwFTS, 50)), ms(pct(kwFTS, 95)), ms(pct(kwFTSCPU, 95)), float64(pct(kwFTS, 95))/float64(pct(kw, 95)))
 	data := clustered(r, n, dims, queries)
 	t0 := time.Now()
 	pos := storeVectors(b, st, k, data)
 	storeTime := time.Since(t0)
 	vec := compareVectors(b, st, k.ID, pos, data)
 	hybrid, hybridCPU := benchHybrid(b, svc, st, k, data, fake, kwQueries)
-	zipf, zipfHybrid, zipfHybridCPU := benchZipf(b, n, data)
-	fmt.Printf("long-tailed corpus (%d chunks): keyword p50 %s p95 %s, hybrid p50 %s p95 %s (CPU p95 %s)\n", n,
-		ms(pct(zipf, 50)), ms(pct(zipf, 95)), ms(pct(zipfHybrid, 50)), ms(pct(zipfHybrid, 95)), ms(pct(zipfHybridCPU, 95)))
+	zipf, zipfHybrid, zipfHybridCPU, zipfBuild := benchZipf(b, n, data)
+	fmt.Printf("long-tailed corpus (%d chunks): keyword p50 %s p95 %s, hybrid p50 %s p95 %s (CPU p95 %s); keyword index built in %.2f s, %.1f MB (heap %.1f MB)\n", n,
+		ms(pct(zipf, 50)), ms(pct(zipf, 95)), ms(pct(zipfHybrid, 50)), ms(pct(zipfHybrid, 95)), ms(pct(zipfHybridCPU, 95)),
+		zipfBuild.time.Seconds(), float64(zipfBuild.bytes)/1e6, float64(zipfBuild.heap)/1e6)
 	fmt.Printf("hybrid CPU per query p50 %s p95 %s\n", ms(pct(hybridCPU, 50)), ms(pct(hybridCPU, 95)))
 	fmt.Printf("keyword CPU per query p50 %s p95 %s (one core: SQLite runs a query on one)\n", ms(pct(kwCPU, 50)), ms(pct(kwCPU, 95)))
 	fmt.Printf("\n%d chunks: ingest %.1f s, keyword p50 %s p95 %s, vector p50 %s p95 %s (recall@10 %.3f), hybrid p50 %s p95 %s; vectors + codes stored in %.1f s\n",
@@ -111,6 +113,10 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	b.ReportMetric(ingest.Seconds(), "ingest-s")
 	b.ReportMetric(float64(pct(kw, 95).Microseconds())/1000, "keyword-p95-ms")
 	b.ReportMetric(float64(pct(kwCPU, 95).Microseconds())/1000, "keyword-cpu-p95-ms")
+	b.ReportMetric(float64(pct(kwFTS, 95).Microseconds())/1000, "keyword-fts5-p95-ms")
+	b.ReportMetric(float64(build.heap)/1e6, "kwindex-MB")
+	b.ReportMetric(float64(zipfBuild.heap)/1e6, "kwindex-zipf-MB")
+	b.ReportMetric(build.time.Seconds(), "kwindex-build-s")
 	b.ReportMetric(float64(vec.cpu95.Microseconds())/1000, "vector-cpu-p95-ms")
 	b.ReportMetric(float64(vec.p95.Microseconds())/1000, "vector-p95-ms")
 	b.ReportMetric(vec.recall, "recall@10")
@@ -120,6 +126,46 @@ func benchOnce(b *testing.B, n, dims, queries int) {
 	b.ReportMetric(float64(pct(zipfHybrid, 95).Microseconds())/1000, "hybrid-zipf-p95-ms")
 	b.ReportMetric(float64(pct(hybridCPU, 95).Microseconds())/1000, "hybrid-cpu-p95-ms")
 	b.ReportMetric(float64(pct(zipfHybridCPU, 95).Microseconds())/1000, "hybrid-zipf-cpu-p95-ms")
+}
+
+// benchKeyword times Service.Search over the queries, top 10.
+func benchKeyword(b *testing.B, svc *Service, queries []string) (wall, cpu []time.Duration) {
+	for i := 0; i < envInt("KB_BENCH_KW", 200); i++ {
+		t0, c0 := time.Now(), cpuNow()
+		if _, err := svc.Search(context.Background(), SearchRequest{Query: queries[i%len(queries)], TopK: 10}); err != nil {
+			b.Fatal(err)
+		}
+		wall, cpu = append(wall, time.Since(t0)), append(cpu, cpuNow()-c0)
+	}
+	return wall, cpu
+}
+
+type kwBuild struct {
+	time        time.Duration
+	bytes, heap int64 // the index's own count, and the heap it added (after a GC)
+}
+
+// benchKeywordIndex builds a KB's keyword index as its first search does and measures
+// the time and memory it takes.
+func benchKeywordIndex(b *testing.B, svc *Service, k KB) kwBuild {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	t0 := time.Now()
+	svc.keywordIndexes(context.Background(), []KB{k})
+	svc.mu.Lock()
+	x := svc.kw[k.ID]
+	svc.mu.Unlock()
+	<-x.built
+	if !x.ready.Load() {
+		b.Fatal("keyword index build failed")
+	}
+	d := time.Since(t0)
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return kwBuild{time: d, bytes: x.memory(), heap: int64(m1.HeapAlloc) - int64(m0.HeapAlloc)}
 }
 
 // benchIngest writes n chunks of about 60 words through ReplaceChunks, 500 per file.
@@ -243,7 +289,7 @@ func (z *zipfCorpus) text() string {
 // 50 to 2,000 (content words; the most common ones are what stopwords remove) or a
 // two-character Han word of ranks 20 to 500; then hybrid queries of the same kind with
 // the vector set stored on its chunks.
-func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid, hybridCPU []time.Duration) {
+func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid, hybridCPU []time.Duration, build kwBuild) {
 	ctx := context.Background()
 	db, err := store.OpenPath(ctx, filepath.Join(b.TempDir(), "zipf.db"))
 	if err != nil {
@@ -277,6 +323,7 @@ func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid, hybridCPU []time.
 			b.Fatal(err)
 		}
 	}
+	build = benchKeywordIndex(b, svc, k)
 	var queries []string
 	for i := 0; i < envInt("KB_BENCH_KW", 200); i++ {
 		var q string
@@ -297,5 +344,5 @@ func benchZipf(b *testing.B, n int, data vecData) (kw, hybrid, hybridCPU []time.
 	}
 	storeVectors(b, st, k, data)
 	hybrid, hybridCPU = benchHybrid(b, svc, st, k, data, fake, queries)
-	return kw, hybrid, hybridCPU
+	return kw, hybrid, hybridCPU, build
 }

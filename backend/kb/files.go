@@ -228,7 +228,7 @@ func (s *Service) RemoveFile(ctx context.Context, fileID string) error {
 	if err != nil {
 		return err
 	}
-	s.dropVectors(f.KBID, ids)
+	s.indexChunks(f.KBID, ids, nil)
 	s.dropBlob(ctx, f.SHA256)
 	f.State = "removed"
 	s.emit(f, true)

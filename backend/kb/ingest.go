@@ -109,7 +109,7 @@ func (s *Service) parseFile(ctx context.Context, k KB, f *File) bool {
 		s.fail(ctx, *f, err)
 		return false
 	}
-	s.dropVectors(k.ID, old)
+	s.indexChunks(k.ID, old, chunks)
 	f.Chunks, f.Embedded = len(chunks), 0
 	next := StateEmbedding
 	if !k.HasEmbedding() {
@@ -280,19 +280,6 @@ func (s *Service) emitKB(ctx context.Context, kbID string) {
 	}
 	for _, f := range files {
 		s.emit(f, true)
-	}
-}
-
-func (s *Service) dropVectors(kbID string, ids []int64) {
-	if len(ids) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if x := s.indexes[kbID]; x != nil {
-		x.mu.Lock()
-		x.remove(ids)
-		x.mu.Unlock()
 	}
 }
 

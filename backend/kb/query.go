@@ -3,6 +3,7 @@ package kb
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-app/cairn/backend/store"
 )
@@ -97,15 +98,27 @@ func (t term) expr() string {
 	if !t.cjk {
 		return `text:"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
 	}
-	r := []rune(t.text)
-	if len(r) == 1 {
+	if t.single() {
 		return `cjk:"` + t.text + `"*`
 	}
+	return `cjk:"` + t.phrase() + `"`
+}
+
+// single reports a one-character CJK term, which is a prefix query of the cjk column.
+func (t term) single() bool { return t.cjk && utf8.RuneCountInString(t.text) == 1 }
+
+// phrase is the text of the term's FTS5 phrase: the word, or a CJK run's bigrams in order
+// (so a two-character word is one token and order matters).
+func (t term) phrase() string {
+	if !t.cjk || t.single() {
+		return t.text
+	}
+	r := []rune(t.text)
 	pairs := make([]string, 0, len(r)-1)
 	for i := 0; i+1 < len(r); i++ {
 		pairs = append(pairs, string(r[i:i+2]))
 	}
-	return `cjk:"` + strings.Join(pairs, " ") + `"`
+	return strings.Join(pairs, " ")
 }
 
 // MatchExprs are the FTS5 expressions for a query: every term (AND) first, then any

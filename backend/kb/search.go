@@ -51,7 +51,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		defer close(done)
 		vec = s.vector(ctx, kbs, q, pool)
 	}()
-	kw, err := s.keyword(ctx, scope, q, pool)
+	kw, err := s.keyword(ctx, kbs, scope, q, pool)
 	<-done
 	if err != nil {
 		return nil, err
@@ -101,12 +101,27 @@ func (s *Service) resolve(ctx context.Context, refs []string) ([]KB, error) {
 	return out, nil
 }
 
-// keyword runs the AND query and fills up with the OR query.
-func (s *Service) keyword(ctx context.Context, kbIDs []string, q string, limit int) ([]int64, error) {
+// keyword runs the AND query and fills up with the OR query: in the KBs' in-memory
+// indexes once they are built, in FTS5 (kbIDs its KB filter) until then.
+func (s *Service) keyword(ctx context.Context, kbs []KB, kbIDs []string, q string, limit int) ([]int64, error) {
+	var runs []func() ([]int64, error)
+	if idx := s.keywordIndexes(ctx, kbs); idx != nil {
+		ts := s.kwTerms(q)
+		if len(ts) > 0 {
+			runs = append(runs, func() ([]int64, error) { return s.rankKeywords(ctx, idx, ts, true, limit) })
+		}
+		if len(ts) > 1 {
+			runs = append(runs, func() ([]int64, error) { return s.rankKeywords(ctx, idx, ts, false, limit) })
+		}
+	} else {
+		for _, m := range MatchExprs(q) {
+			runs = append(runs, func() ([]int64, error) { return s.st.Keyword(ctx, kbIDs, m, limit) })
+		}
+	}
 	var out []int64
 	seen := map[int64]bool{}
-	for _, m := range MatchExprs(q) {
-		got, err := s.st.Keyword(ctx, kbIDs, m, limit)
+	for _, run := range runs {
+		got, err := run()
 		if err != nil {
 			return nil, err
 		}

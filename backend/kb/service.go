@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"strings"
 	"sync"
@@ -57,6 +58,11 @@ type Service struct {
 	pub      sync.Mutex // held from a state change to its event (emitLocked)
 	mu       sync.Mutex
 	indexes  map[string]*vecIndex
+	kw       map[string]*kwIndex // keyword indexes, built on a KB's first search
+	seed     maphash.Seed        // the keyword indexes' term hashes
+	latin    *latinBase
+	bg       sync.WaitGroup // keyword builds
+	ftsOnly  bool           // tests: rank in FTS5 only, to compare
 	current  work
 	lastEmit map[string]time.Time
 
@@ -91,7 +97,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: wctx, stop: stop, done: make(chan struct{}),
-		wake: make(chan struct{}, 1), indexes: map[string]*vecIndex{}, lastEmit: map[string]time.Time{}}
+		wake: make(chan struct{}, 1), indexes: map[string]*vecIndex{}, lastEmit: map[string]time.Time{},
+		kw: map[string]*kwIndex{}, seed: maphash.MakeSeed(), latin: newLatinBase()}
 	s.clearUploads()
 	go s.run()
 	s.startSync()
@@ -104,6 +111,7 @@ func (s *Service) Close() error {
 	s.stop()
 	<-s.done
 	<-s.sync.done
+	s.bg.Wait()
 	s.clearUploads()
 	return nil
 }
@@ -237,6 +245,7 @@ func (s *Service) Delete(ctx context.Context, ref string) error {
 	}
 	s.mu.Lock()
 	delete(s.indexes, k.ID)
+	delete(s.kw, k.ID)
 	s.mu.Unlock()
 	for _, f := range files {
 		s.dropBlob(ctx, f.SHA256)

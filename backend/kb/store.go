@@ -43,7 +43,8 @@ type Store interface {
 	// Interrupted puts files a stopped process left in parsing back in the queue.
 	Interrupted(ctx context.Context) error
 	// ReplaceChunks deletes a file's chunks and inserts these in one transaction, so a
-	// retry never duplicates a chunk; it returns the removed chunk ids.
+	// retry never duplicates a chunk; it sets each chunk's ID and returns the removed
+	// chunk ids.
 	ReplaceChunks(ctx context.Context, f File, chunks []Chunk) ([]int64, error)
 	// Unembedded lists up to limit chunks of a file without a vector.
 	Unembedded(ctx context.Context, fileID string, limit int) ([]Chunk, error)
@@ -60,6 +61,10 @@ type Store interface {
 	// Keyword runs an FTS5 MATCH expression over the chunks of kbIDs (of every KB when
 	// kbIDs is empty), best first.
 	Keyword(ctx context.Context, kbIDs []string, match string, limit int) ([]int64, error)
+	// MatchIDs are the chunks an FTS5 MATCH expression matches, ascending, unranked.
+	MatchIDs(ctx context.Context, match string) ([]int64, error)
+	// ChunkTexts calls fn with every chunk of a KB (id, heading, text) in id order.
+	ChunkTexts(ctx context.Context, kbID string, fn func(id int64, heading, text string)) error
 	Chunks(ctx context.Context, ids []int64) ([]Chunk, error)
 	FileChunks(ctx context.Context, fileID string, from, to int) ([]Chunk, error)
 	// BlobUsers counts the files of any KB with this content.
@@ -308,12 +313,13 @@ func (s *SQLStore) ReplaceChunks(ctx context.Context, f File, chunks []Chunk) ([
 		return nil, err
 	}
 	defer fts.Close()
-	for _, c := range chunks {
+	for i, c := range chunks {
 		res, err := ins.ExecContext(ctx, f.ID, f.KBID, c.Index, c.Text, c.Heading, c.PageStart, c.PageEnd, c.LineStart, c.LineEnd)
 		if err != nil {
 			return nil, err
 		}
 		id, _ := res.LastInsertId()
+		chunks[i].ID = id
 		all := c.Heading + "\n" + c.Text
 		if _, err := fts.ExecContext(ctx, id, Words(all), Bigrams(all)); err != nil {
 			return nil, err
@@ -402,6 +408,31 @@ func (s *SQLStore) Keyword(ctx context.Context, kbIDs []string, match string, li
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	return scanIDs(rows)
+}
+
+func (s *SQLStore) MatchIDs(ctx context.Context, match string) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT rowid FROM kb_fts WHERE kb_fts MATCH ? ORDER BY rowid", match)
+	if err != nil {
+		return nil, fmt.Errorf("keyword match: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+func (s *SQLStore) ChunkTexts(ctx context.Context, kbID string, fn func(id int64, heading, text string)) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, heading, text FROM kb_chunks WHERE kb_id=? ORDER BY id", kbID)
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var heading, text string
+		if err := rows.Scan(&id, &heading, &text); err != nil {
+			return fmt.Errorf("read chunks: %w", err)
+		}
+		fn(id, heading, text)
+	}
+	return rows.Err()
 }
 
 func scanIDs(rows *sql.Rows) ([]int64, error) {

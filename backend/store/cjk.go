@@ -13,6 +13,12 @@ import (
 // unicode61 tokenizer would make a whole run of them one token, so they are indexed and
 // searched as overlapping bigrams instead (knowledge bases and message search alike).
 func IsCJK(r rune) bool {
+	switch { // the common blocks first: unicode.Is walks four range tables
+	case r < 0x1100: // below Hangul Jamo, the first of these scripts' blocks
+		return false
+	case r >= 0x4E00 && r <= 0x9FEF, r >= 0xAC00 && r <= 0xD7A3, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FA:
+		return true
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
 		unicode.Is(unicode.Hangul, r)
 }
