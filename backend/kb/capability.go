@@ -43,7 +43,7 @@ func open(ctx context.Context, env capability.Env) (capability.Opened, error) {
 	}
 	r := &refresher{svc: svc, env: env}
 	svc.cfg.OnChange = r.soon
-	return capability.Opened{Tools: svc.Tools(svc.Instruction(ctx)), Value: svc, Close: func() error {
+	return capability.Opened{Tools: svc.Tools(svc.Catalog(ctx)), Value: svc, Close: func() error {
 		r.stop()
 		return svc.Close()
 	}}, nil
@@ -71,7 +71,7 @@ func (r *refresher) soon() {
 		closed := r.closed
 		r.mu.Unlock()
 		if !closed {
-			_ = r.env.Replace(Name, r.svc.Tools(r.svc.Instruction(context.Background())))
+			_ = r.env.Replace(Name, r.svc.Tools(r.svc.Catalog(context.Background())))
 		}
 	})
 }

@@ -327,7 +327,7 @@ func TestSearchToolSearchesTheSessionsAttachedKBs(t *testing.T) {
 		t.Fatalf("attach: %v %v", ids, err)
 	}
 	reg := tools.NewRegistry()
-	if err := reg.Register(f.svc.Tools("")...); err != nil {
+	if err := reg.Register(f.svc.Tools(Catalog{})...); err != nil {
 		t.Fatal(err)
 	}
 	p := tools.NewPipeline(reg, tools.Options{})
@@ -415,5 +415,69 @@ func TestUploadInParts(t *testing.T) {
 	f.svc.Close()
 	if _, err := os.Stat(filepath.Join(f.dir, "kb", "uploads")); !os.IsNotExist(err) {
 		t.Fatalf("uploads left after close: %v", err)
+	}
+}
+
+// TestInstructionNamesTheAttachedKBs selects the kb toolset for a session with a KB
+// attached (its instruction names that KB and its files, not the others), for one with
+// none (every KB), and again after the attachment changed, with no refresh between.
+func TestInstructionNamesTheAttachedKBs(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	garden, cook := f.create("garden", ""), f.create("kitchen", "")
+	f.svc.AddText(ctx, garden.ID, "g.md", "Tomato plants need sun.")
+	f.svc.AddText(ctx, cook.ID, "k.md", "Tomato soup needs salt.")
+	f.idle()
+	for _, id := range []string{"s1", "s2"} {
+		if _, err := f.db.Exec("INSERT INTO sessions (id, kind, created_at, updated_at) VALUES (?, 'chat', 0, 0)", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.svc.SetSessionKBs(ctx, "s1", []string{"kitchen"}); err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	if err := reg.Register(f.svc.Tools(f.svc.Catalog(ctx))...); err != nil {
+		t.Fatal(err)
+	}
+	p := tools.NewPipeline(reg, tools.Options{})
+	instr := func(session string) string {
+		t.Helper()
+		sel, err := p.Select(ctx, tools.Scope{SessionID: session, SessionKind: "chat", Toolsets: []string{Name}, Model: tools.ModelCaps{SupportsTools: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sel.Instructions
+	}
+	cases := []struct {
+		session     string
+		attach      []string // set first when not nil
+		has, hasNot []string
+	}{
+		{"s1", nil, []string{`"kitchen": 1 files: "k.md"`, "attached to this conversation"}, []string{"garden", "g.md"}},
+		{"s2", nil, []string{`"kitchen"`, `"garden": 1 files: "g.md"`, "The user's knowledge bases"}, []string{"attached to this conversation"}},
+		{"s1", []string{"kitchen", "garden"}, []string{`"kitchen"`, `"garden"`, "attached to this conversation"}, nil},
+		{"s1", []string{}, []string{`"kitchen"`, `"garden"`, "The user's knowledge bases"}, nil},
+	}
+	for i, c := range cases {
+		if c.attach != nil {
+			if _, err := f.svc.SetSessionKBs(ctx, c.session, c.attach); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := instr(c.session)
+		if strings.Count(got, "knowledge bases") == 0 {
+			t.Fatalf("case %d: no kb instruction in %q", i, got)
+		}
+		for _, w := range c.has {
+			if !strings.Contains(got, w) {
+				t.Errorf("case %d (%s): %q lacks %q", i, c.session, got, w)
+			}
+		}
+		for _, w := range c.hasNot {
+			if strings.Contains(got, w) {
+				t.Errorf("case %d (%s): %q has %q", i, c.session, got, w)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,9 +74,15 @@ func pages(a, b int) string {
 	return fmt.Sprintf("pages %d-%d", a, b)
 }
 
-// Tools are the four kb tools on s; instruction is the toolset's text.
-func (s *Service) Tools(instruction string) []tools.Entry {
-	common := func(e tools.Entry) tools.Entry { e.Instruction = instruction; return e }
+// Tools are the four kb tools on s; their instruction names the catalog's KBs, those the
+// session attached when it did.
+func (s *Service) Tools(c Catalog) []tools.Entry {
+	all := c.Instruction(nil)
+	common := func(e tools.Entry) tools.Entry {
+		e.Instruction = all
+		e.Instructions = func(ctx context.Context, scope tools.Scope) string { return s.sessionInstruction(ctx, c, scope) }
+		return e
+	}
 	return []tools.Entry{
 		common(s.searchTool()), common(s.listFilesTool()), common(s.fileMetaTool()), common(s.readChunksTool()),
 	}
@@ -237,25 +244,25 @@ func (s *Service) readChunksTool() tools.Entry {
 	})
 }
 
-// Instruction names the KBs and some of their files, so the model knows what it can
-// search; large KBs are summarised.
-func (s *Service) Instruction(ctx context.Context) string {
-	var b strings.Builder
-	b.WriteString("The user's knowledge bases: search them with kb_search before answering from memory about their " +
-		"contents, read around a passage with kb_read_chunks, and cite the file and position of what you use. " +
-		"When the conversation has knowledge bases attached, kb_search searches those unless you name others.")
+// Catalog is what the toolset's instruction says of each KB: its name and some of its
+// files, read once per change of KBs or files (a large KB's file list is long) and
+// rendered per request for the KBs the session attached.
+type Catalog struct{ kbs []catalogKB }
+
+type catalogKB struct{ id, line string }
+
+// Catalog reads every KB's line of the instruction; large KBs are summarised.
+func (s *Service) Catalog(ctx context.Context) Catalog {
 	kbs, err := s.st.KBs(ctx)
-	if err != nil || len(kbs) == 0 {
-		b.WriteString(" There are no knowledge bases yet.")
-		return b.String()
+	if err != nil {
+		s.log.Warn("kb: knowledge bases for the instruction", "err", err)
+		return Catalog{}
 	}
-	const maxKBs, maxFiles = 20, 10
-	for i, k := range kbs {
-		if i == maxKBs {
-			fmt.Fprintf(&b, "\n- and %d more knowledge bases", len(kbs)-maxKBs)
-			break
-		}
+	const maxFiles = 10
+	var c Catalog
+	for _, k := range kbs {
 		files, _ := s.st.Files(ctx, k.ID)
+		var b strings.Builder
 		fmt.Fprintf(&b, "\n- %q: %d files", oneLine(k.Name), len(files))
 		for j, f := range files {
 			if j == maxFiles {
@@ -268,8 +275,66 @@ func (s *Service) Instruction(ctx context.Context) string {
 			}
 			fmt.Fprintf(&b, "%s%q", sep, oneLine(f.Name))
 		}
+		c.kbs = append(c.kbs, catalogKB{id: k.ID, line: b.String()})
+	}
+	return c
+}
+
+// Instruction names the KBs the session attached (by id), or every KB when attached is
+// empty or names none there is: kb_search searches the attached ones, all without.
+func (c Catalog) Instruction(attached []string) string {
+	kbs := c.kbs
+	if len(attached) > 0 {
+		kbs = nil
+		for _, k := range c.kbs {
+			if slices.Contains(attached, k.id) {
+				kbs = append(kbs, k)
+			}
+		}
+	}
+	var b strings.Builder
+	if len(kbs) > 0 && len(attached) > 0 {
+		b.WriteString("The knowledge bases attached to this conversation: search them with kb_search before answering from " +
+			"memory about their contents, read around a passage with kb_read_chunks, and cite the file and position of " +
+			"what you use. kb_search searches these unless you name other knowledge bases.")
+	} else {
+		kbs = c.kbs
+		b.WriteString("The user's knowledge bases: search them with kb_search before answering from memory about their " +
+			"contents, read around a passage with kb_read_chunks, and cite the file and position of what you use. " +
+			"When the conversation has knowledge bases attached, kb_search searches those unless you name others.")
+	}
+	if len(kbs) == 0 {
+		b.WriteString(" There are no knowledge bases yet.")
+		return b.String()
+	}
+	const maxKBs = 20
+	for i, k := range kbs {
+		if i == maxKBs {
+			fmt.Fprintf(&b, "\n- and %d more knowledge bases", len(kbs)-maxKBs)
+			break
+		}
+		b.WriteString(k.line)
 	}
 	return b.String()
+}
+
+// Instruction is the toolset's text naming every KB.
+func (s *Service) Instruction(ctx context.Context) string { return s.Catalog(ctx).Instruction(nil) }
+
+// sessionInstruction is the toolset's text for one request: the KBs its session attached
+// (looked up per request, so attaching needs no refresh), every KB when it attached none.
+func (s *Service) sessionInstruction(ctx context.Context, c Catalog, scope tools.Scope) string {
+	ids := scope.KBs
+	if len(ids) == 0 && scope.SessionID != "" {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		var err error
+		ids, err = s.st.SessionKBs(ctx, scope.SessionID)
+		cancel()
+		if err != nil {
+			s.log.Warn("kb: attached knowledge bases for the instruction", "session", scope.SessionID, "err", err)
+		}
+	}
+	return c.Instruction(ids)
 }
 
 func oneLine(s string) string {

@@ -31,7 +31,7 @@ func TestToolsEndToEnd(t *testing.T) {
 	f.svc.AddText(ctx, k.ID, "数据库.md", chinese)
 	f.idle()
 	byName := map[string]tools.Entry{}
-	for _, e := range f.svc.Tools(f.svc.Instruction(ctx)) {
+	for _, e := range f.svc.Tools(f.svc.Catalog(ctx)) {
 		if err := tools.NewRegistry().Register(e); err != nil {
 			t.Fatalf("register %s: %v", e.Name, err)
 		}

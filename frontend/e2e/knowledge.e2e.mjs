@@ -2,11 +2,12 @@
 // on the OpenAI embeddings wire (loopback only), add a document through the file picker,
 // watch it become ready, search it, attach it to a conversation from the composer, and a
 // model (fakeopenai's "call" scenario) that calls kb_search gets the attached base: its
-// card names the base and the passage's file.
+// card names the base and the passage's file. A model that answers with its system prompt
+// (the "system" scenario) shows the kb instruction naming the attached base only.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { createSession, lastAssistant, saveFakeProvider, sendWithEnter, sessionHash, startFakeOpenAI, waitAssistantStatus, waitSessionState } from "./lib/chat.mjs";
+import { createSession, lastAssistant, saveFakeProvider, sendWithEnter, sessionHash, startFakeOpenAI, storedAnswer, waitAssistantStatus, waitSessionState } from "./lib/chat.mjs";
 import { SUITE_TIMEOUT_MS, locale, msg, openApp, screenshot, startServer, withContext } from "./lib/harness.mjs";
 
 const en = { chat: locale("en", "chat"), settings: locale("en", "settings") };
@@ -110,6 +111,38 @@ describe("knowledge: create, add, search, attach, and the kb_search card", { tim
       await cardHit.locator("summary").click();
       assert.match(await cardHit.innerText(), /Aphids are controlled/);
       await screenshot(page, "knowledge-03-card");
+      assert.deepEqual(ctx.pageErrors, []);
+    });
+  });
+
+  test("the kb toolset's instruction names the attached base only, every base once none is attached", async () => {
+    const kitchen = await server.result("CreateKB", { name: "Kitchen" });
+    await server.result("AddKBText", kitchen.id, "soup.md", "Tomato soup needs salt.");
+    const sys = await saveFakeProvider(server, fake, { name: "FakeSystem", models: ["fake-system"] });
+    const s2 = await createSession(server, { providerId: sys.id, title: "Instruction e2e", toolsets: ["kb"] });
+    await withContext(async (ctx) => {
+      const page = await openApp(ctx, server, { hash: sessionHash(s2.id) });
+      await waitSessionState(page, "idle");
+      await page.getByTestId("kb-attach").click();
+      await page.getByTestId("kb-attach-Garden").check();
+      await page.getByTestId("kb-attach").filter({ hasText: render(msg(en.chat, "kb.attachCount"), { count: 1 }) }).waitFor();
+      await page.keyboard.press("Escape");
+      await sendWithEnter(page, "Which knowledge bases do you see?");
+      await waitAssistantStatus(page, 0, "complete");
+      const attached = (await storedAnswer(server, s2.id)).text;
+      assert.match(attached, /attached to this conversation/);
+      assert.match(attached, /"Garden": 1 files: "guide\.md"/);
+      assert.doesNotMatch(attached, /Kitchen|soup\.md/);
+
+      await page.getByTestId("kb-attach").click();
+      await page.getByTestId("kb-attach-Garden").uncheck();
+      await page.keyboard.press("Escape");
+      assert.deepEqual(await server.result("GetSessionKBs", s2.id), []);
+      await sendWithEnter(page, "And now?");
+      await waitAssistantStatus(page, 1, "complete");
+      const all = (await storedAnswer(server, s2.id)).text;
+      assert.match(all, /The user's knowledge bases/);
+      assert.match(all, /"Garden"/);
       assert.deepEqual(ctx.pageErrors, []);
     });
   });

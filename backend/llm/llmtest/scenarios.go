@@ -25,6 +25,17 @@ func Scenarios() map[string]func(Request) Reply {
 		"echo": func(r Request) Reply {
 			return Reply{Text: "You said: " + lastUserText(r.Body), Delay: 5 * time.Millisecond}
 		},
+		// "system" answers with the request's system messages, for tests of what the
+		// prompt says (a toolset's instruction).
+		"system": func(r Request) Reply {
+			var sys []string
+			for _, m := range r.Body.Messages {
+				if m.Role == "system" {
+					sys = append(sys, m.Content)
+				}
+			}
+			return Reply{Text: strings.Join(sys, "\n\n"), Delay: 5 * time.Millisecond}
+		},
 		"markdown": func(r Request) Reply {
 			return Reply{Text: MarkdownAnswer, ChunkRunes: 4, Delay: 5 * time.Millisecond}
 		},
