@@ -36,6 +36,12 @@ func open(_ context.Context, env capability.Env) (capability.Opened, error) {
 	d := Deps{Log: env.Log}
 	if env.Settings != nil {
 		d.Settings = env.Settings
+		d.Language = func(ctx context.Context) string {
+			if l := env.Settings.String(ctx, "general.language"); l != "system" {
+				return l
+			}
+			return ""
+		}
 	}
 	if env.Secrets != nil {
 		d.Secrets = env.Secrets

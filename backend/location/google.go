@@ -135,8 +135,13 @@ func (c googleClient) geocode(ctx context.Context, address string) ([]Place, err
 	return out, nil
 }
 
-// googleMaxResults is what Places pages to at most: 20 a page, three pages.
-const googleMaxResults = 60
+// googleMaxResults and googleMaxPages are what Places pages to at most: 20 a page, three
+// pages. A token is opaque but short; one longer than maxToken is not Google's.
+const (
+	googleMaxResults = 60
+	googleMaxPages   = 3
+	maxToken         = 4096
+)
 
 // places runs a Text Search (with a query) or a Nearby Search (a type around centre) and
 // follows next_page_token up to limit places.
@@ -156,7 +161,7 @@ func (c googleClient) places(ctx context.Context, query, kind string, centre *Po
 	}
 	limit = min(limit, googleMaxResults)
 	var out []Place
-	for {
+	for page := 1; ; page++ {
 		r, err := c.page(ctx, path, q, query)
 		if err != nil {
 			return nil, err
@@ -166,8 +171,11 @@ func (c googleClient) places(ctx context.Context, query, kind string, centre *Po
 				out = append(out, p)
 			}
 		}
-		if r.NextPageToken == "" || len(out) >= limit {
+		if r.NextPageToken == "" || len(out) >= limit || page == googleMaxPages {
 			return out, nil
+		}
+		if len(r.NextPageToken) > maxToken {
+			return nil, errBadResponse(Google, fmt.Errorf("a next_page_token of %d bytes", len(r.NextPageToken)))
 		}
 		q = url.Values{"pagetoken": {r.NextPageToken}}
 	}

@@ -1,6 +1,7 @@
 package location
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -179,5 +180,44 @@ func TestGoogleNoRoute(t *testing.T) {
 	_, err := testService(nil, google, bothKeys).Query(t.Context(), mustRequest(t, Input{Action: "get_directions", Location: "Paris", Destination: "New York", Mode: "walking"}))
 	if ae := apperr.From(err); ae.Code != apperr.LocationNotFound || !strings.Contains(ae.Message, "walking route from Paris to New York") {
 		t.Fatalf("%s %s", ae.Code, ae.Message)
+	}
+}
+
+// TestGooglePagingBounded: a service that hands out tokens forever is asked three pages,
+// as Google's own limit is; an oversized token is not Google's and fails the answer.
+func TestGooglePagingBounded(t *testing.T) {
+	endless := newFakeMaps(t, map[string]func(url.Values) (int, any){
+		"/maps/api/place/textsearch/json": ok(map[string]any{"status": "OK", "results": []any{}, "next_page_token": "again"}),
+	})
+	d, err := testService(nil, endless, bothKeys).Query(t.Context(), mustRequest(t, Input{Action: "search_places", Query: "cafe"}))
+	if err != nil || len(d.Places) != 0 || len(endless.paths()) != googleMaxPages {
+		t.Fatalf("%v, %d requests", err, len(endless.paths()))
+	}
+	huge := newFakeMaps(t, map[string]func(url.Values) (int, any){
+		"/maps/api/place/textsearch/json": ok(googleResultsPage(1, 20, strings.Repeat("t", maxToken+1))),
+	})
+	_, err = testService(nil, huge, bothKeys).Query(t.Context(), mustRequest(t, Input{Action: "search_places", Query: "cafe", Limit: 40}))
+	if ae := apperr.From(err); ae.Code != apperr.LocationBadResponse || len(huge.paths()) != 1 {
+		t.Fatalf("%s %s", ae.Code, ae.Message)
+	}
+}
+
+// TestGoogleLanguage: the call's language wins; without one the window's is asked for.
+func TestGoogleLanguage(t *testing.T) {
+	google := newFakeMaps(t, map[string]func(url.Values) (int, any){"/maps/api/geocode/json": ok(map[string]any{"status": "ZERO_RESULTS"})})
+	svc := testService(nil, google, bothKeys)
+	svc.d.Language = func(context.Context) string { return "zh-CN" }
+	for _, in := range []Input{{Action: "geocode", Location: "Big Ben"}, {Action: "geocode", Location: "Big Ben", Language: "fr"}} {
+		if _, err := svc.Query(t.Context(), mustRequest(t, in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := google.query(0).Get("language"), google.query(1).Get("language"); a != "zh-CN" || b != "fr" {
+		t.Fatalf("languages %q %q", a, b)
+	}
+	// A search by type alone has no point to search around.
+	_, err := svc.Query(t.Context(), mustRequest(t, Input{Action: "search_places", Type: "museum"}))
+	if !apperr.Is(err, apperr.InvalidArgument) || len(google.paths()) != 2 {
+		t.Fatalf("%v", err)
 	}
 }

@@ -151,6 +151,9 @@ func googleQuery(ctx context.Context, c googleClient, r Request) (Display, error
 			}
 			d.Center, centre = &p, &p.Point
 		}
+		if r.Query == "" && centre == nil {
+			return d, invalid("a search by type alone needs location (Nearby Search searches around a point)")
+		}
 		var err error
 		d.Places, err = c.places(ctx, r.Query, r.Type, centre, r.Radius, r.Limit)
 		return d, err

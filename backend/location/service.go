@@ -31,6 +31,9 @@ type Deps struct {
 	// Google's documentation suggests.
 	PageDelay time.Duration
 	Log       *slog.Logger
+	// Language is the window's language ("en", "zh-CN"; "" when it follows the system),
+	// asked of Google when the call names none. Nil is none.
+	Language func(ctx context.Context) string
 }
 
 // Service answers location_query calls with the service their region picks.
@@ -86,6 +89,9 @@ func (s *Service) amap(ctx context.Context) (amapClient, error) {
 }
 
 func (s *Service) google(ctx context.Context, language string) (googleClient, error) {
+	if language == "" && s.d.Language != nil {
+		language = s.d.Language(ctx)
+	}
 	key, ok, err := s.key(Google)
 	if err != nil {
 		return googleClient{}, err
