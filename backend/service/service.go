@@ -196,12 +196,13 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// the registry; nothing connects until MCP.Start.
 	s.MCP.AttachRegistry(ctx, s.Tools)
 	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log,
-		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}})
+		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}, Workspaces: sandboxWorkspaces{s}})
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled})
+	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled,
+		PreHooks: []tools.PreHook{s.unconfinedAsks}})
 	s.Files = files.NewStore(db.DB, dir, s.Settings)
 	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Tools: s.Pipeline,
 		Toolsets: caps, Log: log, Redact: red, Attachments: s.Files})

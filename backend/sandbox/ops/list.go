@@ -57,7 +57,9 @@ func list(w *workspace, r ListRequest) (ListResult, error) {
 			e.Type = "dir"
 		case t.IsRegular():
 			e.Type = "file"
-			if fi, err := d.Info(); err == nil {
+			// Through the root, not d.Info: the open folder's name is relative, and
+			// Info would look it up from the process's working directory.
+			if fi, err := w.root.Lstat(filepath.Join(rel, d.Name())); err == nil {
 				e.Size = fi.Size()
 			}
 		case t&os.ModeSymlink != 0:

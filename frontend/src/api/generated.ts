@@ -127,6 +127,11 @@ export interface Facade {
   GetMCPServerEnvironment(id: string): Promise<MCPEnvVar[]>;
   /** GetRestoreState says whether a staged restore waits. */
   GetRestoreState(): Promise<RestoreState>;
+  /**
+   * GetSandboxStatus is the sandbox's level on this machine, what holds, why anything is
+   * missing, and whether the tools may run unsandboxed.
+   */
+  GetSandboxStatus(): Promise<SandboxStatusView>;
   /** GetSession returns the session with every message and part, stamped with its topic seq. */
   GetSession(id: string): Promise<ChatSnapshot>;
   /** GetSessionKBs lists the ids of the knowledge bases a session attached. */
@@ -135,6 +140,8 @@ export interface Facade {
   GetSessionPermissionMode(sessionID: string): Promise<ApprovalSessionMode>;
   /** GetSessionSkills are the usable skills as a conversation has them. */
   GetSessionSkills(sessionID: string): Promise<SkillsSessionSkill[]>;
+  /** GetSessionWorkspace is a task session's workspace. */
+  GetSessionWorkspace(sessionID: string): Promise<SandboxWorkspace>;
   /** GetSettings returns every setting with its spec, stamped with the topic seq. */
   GetSettings(): Promise<SettingsSnapshot>;
   /**
@@ -324,6 +331,11 @@ export interface Facade {
   SetSessionPermissionMode(sessionID: string, mode: string): Promise<ApprovalSessionMode>;
   /** SetSessionSkill sets a conversation's own choice for a skill: "on", "off" or "default". */
   SetSessionSkill(sessionID: string, name: string, state: string): Promise<SkillsSessionSkill[]>;
+  /**
+   * SetSessionWorkspace makes dir (an absolute folder) the task session's workspace; ""
+   * gives it a new folder in Cairn's data directory.
+   */
+  SetSessionWorkspace(sessionID: string, dir: string): Promise<SandboxWorkspace>;
   /** SetSetting validates and stores one setting; every window receives settings:changed. */
   SetSetting(key: string, value: unknown): Promise<SettingsSnapshot>;
   /**
@@ -2016,6 +2028,43 @@ export interface RemoteImage {
 /** RestoreState says whether a restore waits for the next start. */
 export interface RestoreState {
   pending: boolean;
+}
+
+/**
+ * Hold is one area of confinement and whether it holds: file reads, file writes,
+ * network, processes, limits.
+ */
+export interface SandboxHold {
+  area: string;
+  holds: boolean;
+  detail?: string;
+}
+
+/** Level is how strongly the operating system confines what the tools run. */
+export type SandboxLevel = "strong" | "reduced" | "none";
+
+/** StatusView is the sandbox's status as Settings and the task header show it. */
+export interface SandboxStatusView {
+  level: SandboxLevel;
+  holds: SandboxHold[];
+  /** Reasons say why anything is missing (English, from the probe). */
+  reasons?: string[];
+  /**
+   * Unsandboxed: the user lets the tools run without a sandbox when none works (every
+   * call then asks).
+   */
+  unsandboxed: boolean;
+}
+
+/** Workspace is a task session's workspace as the window shows it. */
+export interface SandboxWorkspace {
+  sessionId: string;
+  path: string;
+  /**
+   * Made is true when Cairn made the folder in its data directory (no folder was
+   * picked).
+   */
+  made: boolean;
 }
 
 /** Snapshot is the secrets list for Settings. */

@@ -36,7 +36,8 @@ export const TOOLSETS: CapabilityToolset[] = [
     "icon": "terminal",
     "chat": false,
     "task": true,
-    "fixed": false
+    "fixed": false,
+    "section": "sandbox"
   },
   {
     "name": "skill",

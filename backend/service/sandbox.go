@@ -1,0 +1,41 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cairn-app/cairn/backend/sandbox"
+	"github.com/cairn-app/cairn/backend/tools"
+)
+
+// Sandbox is the task tools' service, once the sandbox capability opened (nil before, or
+// in a Cairn opened without it).
+func (s *Services) Sandbox() *sandbox.Service {
+	svc, _ := s.opened[sandbox.Name].(*sandbox.Service)
+	return svc
+}
+
+// sandboxWorkspaces tells the approval service each task session's workspace, where the
+// task tools' relative paths start and where acceptEdits lets edits pass. It asks the
+// sandbox capability when it is open; before, sessions have none.
+type sandboxWorkspaces struct{ s *Services }
+
+func (w sandboxWorkspaces) Workspace(ctx context.Context, sessionID string) (string, error) {
+	svc := w.s.Sandbox()
+	if svc == nil {
+		return "", nil
+	}
+	return svc.Workspaces().Workspace(ctx, sessionID)
+}
+
+// unconfinedAsks makes every call of the task tools that can change things ask while they run without a sandbox
+// (none works and the user turned "run unsandboxed" on): a hook's "ask" beats allow
+// rules, so an allowed `go test` is still approved call by call.
+func (s *Services) unconfinedAsks(ctx context.Context, _ tools.Call, e *tools.Entry, _ json.RawMessage) (tools.PreHookResult, error) {
+	svc := s.Sandbox()
+	if svc == nil || e.Namespace != sandbox.Name || e.ReadOnly || !svc.Unconfined(ctx) {
+		return tools.PreHookResult{}, nil
+	}
+	return tools.PreHookResult{Decision: &tools.Decision{Behavior: tools.BehaviorAsk,
+		Reason: "the sandbox tools run without a sandbox on this machine, so every call is approved"}}, nil
+}
