@@ -79,6 +79,9 @@ func apply(sp spec) (applied, error) {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return a, fmt.Errorf("no_new_privs: %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return a, fmt.Errorf("drop capabilities: %w", err)
+	}
 	a.landlockABI, a.landlockErr = landlockSelf(sp)
 	if a.landlockErr != nil && sp.NeedLandlock {
 		return a, fmt.Errorf("landlock: %w", a.landlockErr)
