@@ -20,7 +20,7 @@ import (
 func Commands() []capability.Command {
 	return []capability.Command{{
 		Name:    "sandbox",
-		Summary: "status [--json] | exec --workspace DIR [--read-only DIR]… [--level L] [--allow-unsandboxed] -- CMD…",
+		Summary: "status [--json] | exec --workspace DIR [--read-only DIR]… [--allow-domain D]… [--level L] [--allow-unsandboxed] -- CMD…",
 		Local:   true,
 		Run:     runCLI,
 	}}
@@ -94,8 +94,9 @@ func runExec(ctx context.Context, t capability.Terminal, args []string) error {
 	ws := f.String("workspace", "", "the folder the command may write (required)")
 	level := f.String("level", "", "force a level (strong, reduced, none)")
 	unconfined := f.Bool("allow-unsandboxed", false, "run unconfined when no sandbox works here")
-	var ro, env multi
+	var ro, env, domains multi
 	f.Var(&ro, "read-only", "a further folder the command may read (repeatable)")
+	f.Var(&domains, "allow-domain", "a domain the command may reach through Cairn's proxy (repeatable; default: no network)")
 	f.Var(&env, "env", "KEY=VALUE for the command's environment (repeatable)")
 	if err := f.Parse(args); err != nil {
 		return err
@@ -104,7 +105,7 @@ func runExec(ctx context.Context, t capability.Terminal, args []string) error {
 	if *ws == "" || len(argv) == 0 {
 		return errors.New("usage: cairn sandbox exec --workspace DIR -- CMD…")
 	}
-	pol := confine.Policy{Workspace: abs(t.Dir, *ws), Env: map[string]string{}}
+	pol := confine.Policy{Workspace: abs(t.Dir, *ws), Env: map[string]string{}, Network: domains}
 	for _, r := range ro {
 		pol.ReadOnly = append(pol.ReadOnly, abs(t.Dir, r))
 	}
@@ -131,6 +132,9 @@ func runExec(ctx context.Context, t capability.Terminal, args []string) error {
 	code, err := p.Wait()
 	if err != nil {
 		return err
+	}
+	for _, h := range p.Reached() {
+		fmt.Fprintln(t.Stderr, "cairn: reached", h)
 	}
 	if code != 0 {
 		return ExitStatus(code)

@@ -40,6 +40,9 @@ func bwrapArgs(l layout) []string {
 		a = append(a, "--ro-bind", p, p)
 	}
 	a = append(a, "--ro-bind", l.exe, insideExe, "--chdir", l.pol.Dir)
+	if l.proxySock != "" {
+		a = append(a, "--bind", l.proxySock, insideProxy)
+	}
 	return a
 }
 
@@ -65,9 +68,11 @@ type layout struct {
 	tmp      string   // $TMPDIR inside
 	readOnly []string // the policy's extra read-only paths, resolved
 	// protected are the policy's protected paths that exist (none is a symbolic link:
-	// checkProtected refuses those, as a mount would follow it).
+	// existingProtected refuses those, as a mount would follow it).
 	protected []string
 	scratch   string // reduced: the private folder holding home and tmp (removed after)
+	// proxySock is the network proxy's socket in proxyDir (a domain list is allowed).
+	proxyDir, proxySock string
 }
 
 // strongHome is the home folder inside a strong sandbox: the user's own path (programs

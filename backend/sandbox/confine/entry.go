@@ -13,9 +13,10 @@ import (
 
 // The helper's hidden subcommands: the first argument of a re-executed Cairn.
 const (
-	execArg  = "__sandbox-exec"  // apply the policy in specEnv, then exec the command after "--"
-	opArg    = "__sandbox-op"    // run a file operation (only once confined)
-	probeArg = "__sandbox-probe" // apply the policy, then report what holds
+	execArg  = "__sandbox-exec"    // apply the policy in specEnv, then exec the command after "--"
+	opArg    = "__sandbox-op"      // run a file operation (only once confined)
+	probeArg = "__sandbox-probe"   // apply the policy, then report what holds
+	fwdArg   = "__sandbox-forward" // inside: carry 127.0.0.1:fwdPort to the proxy's socket
 	specEnv  = "CAIRN_SANDBOX_SPEC"
 	gateFD   = 3 // with spec.Gate, the helper waits for a byte here (the cgroup is joined)
 	// unconfinedEnv lets a file operation run without a sandbox: set by Cairn only at the
@@ -40,6 +41,10 @@ type spec struct {
 	UnixSockets bool   `json:"unix"`
 	Limits      Limits `json:"limits"`
 	Gate        bool   `json:"gate"`
+	// Forward starts the forwarder to Cairn's proxy (the strong level with a domain
+	// list): the command's own network namespace holds only loopback, so allowing
+	// IP sockets reaches nothing else.
+	Forward bool `json:"forward"`
 }
 
 func (s spec) encode() string {
@@ -72,6 +77,8 @@ func Entry(args []string) (code int, handled bool) {
 		return helperMain(args[2:]), true
 	case probeArg:
 		return probeMain(os.Stdout), true
+	case fwdArg:
+		return forwardMain(), true
 	case opArg:
 		if len(args) < 3 {
 			fmt.Fprintln(os.Stderr, "cairn: no operation")

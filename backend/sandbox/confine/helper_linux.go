@@ -29,9 +29,10 @@ func helperMain(args []string) int {
 		return helperFail("start", errors.New("no command"))
 	}
 	if sp.Gate {
-		ready, gate := os.NewFile(gateFD+1, "ready"), os.NewFile(gateFD, "gate")
-		_, _ = ready.Write([]byte{1})
-		_ = ready.Close()
+		cred := unix.UnixCredentials(&unix.Ucred{Pid: int32(os.Getpid()), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())})
+		_ = unix.Sendmsg(gateFD+1, []byte{1}, cred, nil, 0)
+		_ = unix.Close(gateFD + 1)
+		gate := os.NewFile(gateFD, "gate")
 		var b [1]byte
 		_, _ = gate.Read(b[:])
 		_ = gate.Close()
@@ -43,10 +44,19 @@ func helperMain(args []string) int {
 	if _, err := apply(sp); err != nil {
 		return helperFail("apply the sandbox", err)
 	}
+	if sp.Forward {
+		if err := startForwarder(); err != nil {
+			return helperFail("start the network forwarder", err)
+		}
+	}
 	path, err := lookPath(args[0], sp.Env)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cairn sandbox: %s: command not found\n", args[0])
 		return 127
+	}
+	// Last, so the helper's own runtime is not held to the command's address space.
+	if err := setRlimits(sp.Limits); err != nil {
+		return helperFail("set the limits", err)
 	}
 	err = syscall.Exec(path, args, sp.Env)
 	fmt.Fprintf(os.Stderr, "cairn sandbox: %s: %v\n", args[0], err)
@@ -64,17 +74,15 @@ type applied struct {
 	landlockErr error // why not
 }
 
-// apply sets, on the calling (locked) thread: the working directory, the rlimits,
-// no_new_privs, Landlock (best effort unless the spec needs it) and seccomp (always).
+// apply sets, on the calling (locked) thread: the working directory, no_new_privs, no
+// capabilities, Landlock (best effort unless the spec needs it) and seccomp (always).
+// The rlimits come just before the exec.
 func apply(sp spec) (applied, error) {
 	var a applied
 	if sp.Dir != "" {
 		if err := os.Chdir(sp.Dir); err != nil {
 			return a, err
 		}
-	}
-	if err := setRlimits(sp.Limits); err != nil {
-		return a, fmt.Errorf("limits: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return a, fmt.Errorf("no_new_privs: %w", err)
@@ -86,7 +94,7 @@ func apply(sp spec) (applied, error) {
 	if a.landlockErr != nil && sp.NeedLandlock {
 		return a, fmt.Errorf("landlock: %w", a.landlockErr)
 	}
-	if err := loadSeccomp(sp.UnixSockets); err != nil {
+	if err := loadSeccomp(sp.UnixSockets, sp.Forward); err != nil {
 		return a, fmt.Errorf("seccomp: %w", err)
 	}
 	return a, nil

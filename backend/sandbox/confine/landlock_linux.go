@@ -23,6 +23,11 @@ func landlockSelf(sp spec) (int, error) {
 	var rules []landlock.Rule
 	rules = append(rules, pathRules(sp.ReadOnly, false)...)
 	rules = append(rules, pathRules(sp.ReadWrite, true)...)
+	if sp.Forward {
+		// The forwarder listens on, and the command connects to, the sandbox's own
+		// loopback port (its network namespace has nothing else).
+		rules = append(rules, landlock.BindTCP(fwdPort), landlock.ConnectTCP(fwdPort))
+	}
 	fd, flags, err := landlock.V11.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
 		return 0, err

@@ -55,6 +55,9 @@ type Process struct {
 
 // start runs the command unconfined: Start refuses before unless the user allowed it.
 func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string, stdin io.Reader, op string) (*Process, error) {
+	if len(pol.Network) > 0 {
+		return nil, errors.New("allowing network domains needs a sandbox; the network stays off")
+	}
 	env := baseEnv(pol, os.TempDir(), os.TempDir())
 	if op != "" {
 		argv = opArgv(s.exe, op)
@@ -100,3 +103,8 @@ func (p *Process) Wait() (int, error) {
 	}
 	return p.cmd.ProcessState.ExitCode(), nil
 }
+
+func forwardMain() int { return 125 }
+
+// Reached is empty: no proxy runs without a sandbox.
+func (p *Process) Reached() []string { return nil }

@@ -23,6 +23,8 @@ type Process struct {
 	cmd     *exec.Cmd
 	cg      cgroups
 	cleanup func()
+	proxy   *proxy
+	reached []string
 
 	done     chan struct{}
 	waitErr  error
@@ -77,6 +79,9 @@ func (p *Process) killTree(scan bool) {
 func (p *Process) Wait() (int, error) {
 	<-p.done
 	p.endOnce.Do(func() {
+		if p.proxy != nil {
+			p.reached = p.proxy.close()
+		}
 		p.cg.remove()
 		if p.cleanup != nil {
 			p.cleanup()
@@ -94,4 +99,11 @@ func (p *Process) Wait() (int, error) {
 		return st.ExitCode(), p.waitErr
 	}
 	return st.ExitCode(), nil
+}
+
+// Reached lists the hosts (host:port) the run's network proxy connected to, once Wait
+// has returned.
+func (p *Process) Reached() []string {
+	<-p.done
+	return append([]string(nil), p.reached...)
 }

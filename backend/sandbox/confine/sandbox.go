@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/cairn-app/cairn/backend/netguard"
 )
 
 // Options configure a Sandbox.
@@ -26,6 +28,9 @@ type Options struct {
 	// Hidden are further paths never mounted or readable (besides the data directory and
 	// the usual secrets in the home folder).
 	Hidden []string
+	// ProxyDialer dials for the network proxy (netguard's guard on the system resolver
+	// when nil); tests map names to their own servers with it.
+	ProxyDialer *netguard.Dialer
 }
 
 // Sandbox starts confined processes. It is safe for concurrent use.

@@ -27,15 +27,20 @@ const newNamespaces = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET 
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
 
 // filterPolicy is the seccomp policy: allow by default, deny the list above, every
-// socket but AF_UNIX (all of them unless unix), clone with namespace flags, clone3
+// socket but AF_UNIX (all of them unless unix; IP ones too with inet, only ever given
+// inside a network namespace of its own), clone with namespace flags, clone3
 // (ENOSYS, so libc falls back to clone, whose flags can be checked) and terminal
 // injection (TIOCSTI, TIOCLINUX).
-func filterPolicy(unix_ bool) seccomp.Policy {
+func filterPolicy(unix_, inet bool) seccomp.Policy {
 	deny := seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: deniedSyscalls}
 	notUnix := []seccomp.Condition{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}}
-	if unix_ {
+	switch {
+	case unix_ && inet:
+		deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "socket", Conditions: []seccomp.Condition{
+			notUnix[0], {Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_INET}, {Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_INET6}}})
+	case unix_:
 		deny.NamesWithCondtions = append(deny.NamesWithCondtions, seccomp.NameWithConditions{Name: "socket", Conditions: notUnix})
-	} else {
+	default:
 		deny.Names = append(deny.Names, "socket")
 	}
 	deny.NamesWithCondtions = append(deny.NamesWithCondtions,
@@ -54,6 +59,6 @@ func filterPolicy(unix_ bool) seccomp.Policy {
 }
 
 // loadSeccomp installs the filter on the calling thread (no_new_privs is already set).
-func loadSeccomp(unixSockets bool) error {
-	return seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Policy: filterPolicy(unixSockets)})
+func loadSeccomp(unixSockets, inet bool) error {
+	return seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Policy: filterPolicy(unixSockets, inet)})
 }

@@ -20,6 +20,13 @@ func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string
 	if err != nil {
 		return nil, err
 	}
+	var px *proxy
+	if len(pol.Network) > 0 {
+		if px, err = s.startProxy(lv, &l); err != nil {
+			l.cleanup()
+			return nil, err
+		}
+	}
 	var cg cgroups
 	if lv != None {
 		cg = newCgroups(pol.Limits.Processes)
@@ -36,8 +43,28 @@ func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string
 		l.cleanup()
 		return nil, err
 	}
-	p.cleanup = l.cleanup
+	p.cleanup, p.proxy = l.cleanup, px
 	return p, nil
+}
+
+// startProxy starts the run's network proxy on a socket in a private folder, which the
+// strong level mounts into the sandbox. Other levels have no network namespace to keep
+// the rest of the network out, so they refuse a domain list rather than open it all.
+func (s *Sandbox) startProxy(lv Level, l *layout) (*proxy, error) {
+	if lv != Strong {
+		return nil, fmt.Errorf("allowing network domains needs the strong sandbox level (this run is at %s); the network stays off", lv)
+	}
+	dir, err := os.MkdirTemp("", "cairn-sbx-net-")
+	if err != nil {
+		return nil, err
+	}
+	l.proxyDir, l.proxySock = dir, filepath.Join(dir, "proxy.sock")
+	px, err := newProxy(l.proxySock, l.pol.Network, s.opts.ProxyDialer)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start the network proxy: %w", err)
+	}
+	return px, nil
 }
 
 // layoutFor checks the policy's paths against what is never exposed and prepares the
@@ -73,8 +100,10 @@ func (s *Sandbox) layoutFor(lv Level, pol Policy) (layout, error) {
 }
 
 func (l layout) cleanup() {
-	if l.scratch != "" {
-		_ = os.RemoveAll(l.scratch)
+	for _, d := range []string{l.scratch, l.proxyDir} {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
 	}
 }
 
@@ -98,6 +127,13 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 		sp.ReadOnly = append(append(append([]string{}, systemDirs...), "/etc", "/proc", insideExe), l.readOnly...)
 		sp.ReadWrite = []string{l.pol.Workspace, "/tmp", l.home, "/dev"}
 		sp.UnixSockets = true
+		if l.proxySock != "" {
+			sp.Forward = true
+			sp.ReadWrite = append(sp.ReadWrite, insideProxy)
+			for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"} {
+				sp.Env = append(sp.Env, k+"="+proxyURL)
+			}
+		}
 		args := append(bwrapArgs(l), "--setenv", specEnv, sp.encode(), "--", insideExe, execArg, "--")
 		return exec.Command(path, append(args, sp.Argv...)...), nil
 	case Reduced:
@@ -163,7 +199,7 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 	}
 	p := newProcess(cmd, lv, cg, outR, errR)
 	if g != nil {
-		if err := g.open(ctx, cmd.Process.Pid, lv, cg); err != nil {
+		if err := g.open(ctx, cg); err != nil {
 			p.Kill()
 			_, _ = p.Wait()
 			return nil, err
@@ -173,8 +209,10 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 	return p, nil
 }
 
-// gatePipes hold the helper before it applies the policy: it says it is ready (so its
-// pid can be found under bwrap's), Cairn moves it into the cgroups and opens the gate.
+// gatePipes hold the helper before it applies the policy: it says it is ready on a Unix
+// socket with its credentials, which the kernel translates into Cairn's pid namespace
+// (so its pid is known under bwrap's without a scan of /proc); Cairn moves it into the
+// cgroups and opens the gate.
 type gatePipes struct {
 	gateR, gateW   *os.File
 	readyR, readyW *os.File
@@ -186,11 +224,16 @@ func newGate(cmd *exec.Cmd) (*gatePipes, error) {
 	if g.gateR, g.gateW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
-	if g.readyR, g.readyW, err = os.Pipe(); err != nil {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err == nil {
+		err = syscall.SetsockoptInt(fds[0], syscall.SOL_SOCKET, syscall.SO_PASSCRED, 1)
+	}
+	if err != nil {
 		g.gateR.Close()
 		g.gateW.Close()
 		return nil, err
 	}
+	g.readyR, g.readyW = os.NewFile(uintptr(fds[0]), "ready"), os.NewFile(uintptr(fds[1]), "ready-child")
 	cmd.ExtraFiles = []*os.File{g.gateR, g.readyW} // fds 3 and 4
 	return &g, nil
 }
@@ -209,20 +252,59 @@ func (g *gatePipes) close() {
 	}
 }
 
+// readyPid waits for the helper's message and returns its pid as Cairn sees it.
+func (g *gatePipes) readyPid() (int, error) {
+	raw, err := g.readyR.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var pid int
+	var rerr error
+	err = raw.Read(func(fd uintptr) bool {
+		buf, oob := make([]byte, 1), make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
+		_, oobn, _, _, err := syscall.Recvmsg(int(fd), buf, oob, 0)
+		if err == syscall.EAGAIN {
+			return false
+		}
+		rerr = err
+		if err == nil {
+			pid, rerr = credPid(oob[:oobn])
+		}
+		return true
+	})
+	if err != nil {
+		return 0, err
+	}
+	return pid, rerr
+}
+
+func credPid(oob []byte) (int, error) {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil || len(msgs) == 0 {
+		return 0, errors.New("the sandbox helper sent no credentials")
+	}
+	cred, err := syscall.ParseUnixCredentials(&msgs[0])
+	if err != nil {
+		return 0, err
+	}
+	return int(cred.Pid), nil
+}
+
 // open waits for the helper to be ready, joins it to the cgroups and lets it go on.
-func (g *gatePipes) open(ctx context.Context, pid int, lv Level, cg cgroups) error {
+func (g *gatePipes) open(ctx context.Context, cg cgroups) error {
 	defer g.close()
-	ready := make(chan error, 1)
-	go func() {
-		var b [1]byte
-		_, err := io.ReadFull(g.readyR, b[:])
-		ready <- err
-	}()
+	type ready struct {
+		pid int
+		err error
+	}
+	rc := make(chan ready, 1)
+	go func() { pid, err := g.readyPid(); rc <- ready{pid, err} }()
 	t := time.NewTimer(30 * time.Second)
 	defer t.Stop()
+	var r ready
 	select {
-	case err := <-ready:
-		if err != nil {
+	case r = <-rc:
+		if r.err != nil || r.pid <= 0 {
 			return errors.New("the sandbox helper did not start (see its error output)")
 		}
 	case <-ctx.Done():
@@ -230,14 +312,8 @@ func (g *gatePipes) open(ctx context.Context, pid int, lv Level, cg cgroups) err
 	case <-t.C:
 		return errors.New("the sandbox helper did not start in time")
 	}
-	pids := []int{pid}
-	if lv == Strong {
-		pids = descendants(pid) // bwrap's: the helper is the deepest, the others wait
-	}
-	for _, p := range pids {
-		if err := cg.join(p); err != nil {
-			return fmt.Errorf("put the sandbox in its cgroup: %w", err)
-		}
+	if err := cg.join(r.pid); err != nil {
+		return fmt.Errorf("put the sandbox in its cgroup: %w", err)
 	}
 	_, err := g.gateW.Write([]byte{1})
 	return err
