@@ -142,6 +142,34 @@ func getSession(t *testing.T, dir, id string) chat.Snapshot {
 // middle of a slow answer and reopens the data directory: the user message and the
 // finished reasoning part are intact, the streamed text is a non-empty prefix of the
 // answer, and the message is marked interrupted.
+// TestChatAttach: --attach puts files on the message; a file that cannot be read is named
+// on stderr, and the message goes without it and tells the model so.
+func TestChatAttach(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir, files := t.TempDir(), t.TempDir()
+	srv := llmtest.Start(t, llmtest.WithHandler(llmtest.Auto), llmtest.WithModels(llmtest.AutoModels()...))
+	if r := run(t, dir, "", "provider", "add", "fake", "--base-url", srv.URL, "--model", "fake-echo"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	notes, broken := filepath.Join(files, "notes.txt"), filepath.Join(files, "broken.pdf")
+	if err := os.WriteFile(notes, []byte("The code word is lantern.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte("%PDF-1.4\ngarbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", "chat", "--attach", notes, "--attach", broken, "what is the word?")
+	if r.code != 0 || !strings.Contains(r.stdout, "The code word is lantern.") || !strings.Contains(r.stdout, `<attachment name="broken.pdf" omitted="true">`) {
+		t.Fatalf("chat --attach: %+v", r)
+	}
+	if !strings.Contains(r.stderr, "not attached: broken.pdf: ") {
+		t.Fatalf("the refused file is not named on stderr: %q", r.stderr)
+	}
+	if r := run(t, dir, "", "chat", "--attach", filepath.Join(files, "missing.txt"), "hi"); r.code == 0 || !strings.Contains(r.stderr, "missing.txt") {
+		t.Fatalf("a missing file: %+v", r)
+	}
+}
+
 func TestChatCrashRecovery(t *testing.T) {
 	t.Setenv("CAIRN_SECRETS", "file")
 	bin := buildCairn(t)

@@ -52,6 +52,11 @@ func Scenarios() map[string]func(Request) Reply {
 		// "cite" searches the web for the last user message, then answers citing the
 		// results it got by their numbers, as the web toolset's instruction asks.
 		"cite": citeScenario,
+		// "pager" reads the attached file its instruction names with file_read, page by
+		// page (the offset each answer says to go on with), then says how far it read.
+		"pager": pagerScenario,
+		// "vision" says how many images the last user message carried, and their types.
+		"vision": visionScenario,
 		"slow": func(r Request) Reply {
 			return Reply{Text: strings.Repeat("slow token ", 300), ChunkRunes: 11, Delay: 100 * time.Millisecond}
 		},
@@ -235,4 +240,57 @@ func lastUserText(b ChatRequest) string {
 		}
 	}
 	return ""
+}
+
+// listedFile is a file the file toolset's instruction names ("- NAME (type, …").
+var listedFile = regexp.MustCompile(`(?m)^- (.+?) \(`)
+
+// goOn is where file_read says to go on; readSpan is its first line's span.
+var (
+	goOn     = regexp.MustCompile(`call file_read with offset (\d+) to go on`)
+	readSpan = regexp.MustCompile(`^(.+): lines [\d,]+-([\d,]+) of ([\d,]+)`)
+)
+
+func pagerScenario(r Request) Reply {
+	last := r.Body.LastMessage()
+	if last.Role != "tool" {
+		m := listedFile.FindStringSubmatch(r.Body.Messages[0].Content)
+		if m == nil {
+			return Reply{Text: "No attached file is listed for file_read.", Delay: 5 * time.Millisecond}
+		}
+		args, _ := json.Marshal(map[string]any{"file": m[1]})
+		return callMatching(r, "file_read", string(args))
+	}
+	span := readSpan.FindStringSubmatch(last.Content)
+	if span == nil {
+		return Reply{Text: "file_read answered: " + last.Content, Delay: 5 * time.Millisecond}
+	}
+	if next := goOn.FindStringSubmatch(last.Content); next != nil {
+		offset, _ := strconv.Atoi(next[1])
+		args, _ := json.Marshal(map[string]any{"file": span[1], "offset": offset})
+		return callMatching(r, "file_read", string(args))
+	}
+	pages := 0
+	for _, m := range r.Body.Messages {
+		if m.Role == "tool" {
+			pages++
+		}
+	}
+	return Reply{Text: fmt.Sprintf("I read all %s lines of %s in %d pages.", span[3], span[1], pages), Delay: 5 * time.Millisecond}
+}
+
+func visionScenario(r Request) Reply {
+	for i := len(r.Body.Messages) - 1; i >= 0; i-- {
+		m := r.Body.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var types []string
+		for _, u := range m.ImageURLs() {
+			t, _, _ := strings.Cut(strings.TrimPrefix(u, "data:"), ";")
+			types = append(types, t)
+		}
+		return Reply{Text: fmt.Sprintf("I see %d image(s): %s.", len(types), strings.Join(types, ", ")), Delay: 5 * time.Millisecond}
+	}
+	return Reply{Text: "I see no message.", Delay: 5 * time.Millisecond}
 }

@@ -102,16 +102,18 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
         </div>
       ) : (
         <>
-          {text ? <div className="message__bubble">{text}</div> : null}
-          {attached.length ? (
-            <ul className="message__attachments" aria-label={t("attach.listLabel")}>
-              {attached.map(({ key, a }) => (
-                <li key={key}>
-                  <AttachmentChip attachment={a} />
-                </li>
-              ))}
-            </ul>
-          ) : null}
+          <div className="message__user-body">
+            {text ? <div className="message__bubble">{text}</div> : null}
+            {attached.length ? (
+              <ul className="message__attachments" aria-label={t("attach.listLabel")}>
+                {attached.map(({ key, a }) => (
+                  <li key={key}>
+                    <AttachmentChip attachment={a} />
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
           <div className="message__actions">
             <CopyButton text={text} />
             {onEdit && (
