@@ -28,7 +28,7 @@ export function LocationSection({ settings }: { settings: SettingsSnapshot }) {
           {t("location.keysTitle")}
         </h3>
         <p className="group__description">{t("location.keysDescription")}</p>
-        <details className="group__body" data-testid="location-key-guide">
+        <details className="location-guide" data-testid="location-key-guide">
           <summary>{t("location.guideTitle")}</summary>
           <KeyGuide service="amap" />
           <KeyGuide service="google" />
