@@ -77,6 +77,8 @@ type SessionSkill struct {
 	Name    string `json:"name"`
 	Enabled bool   `json:"enabled"`
 	Own     bool   `json:"own"` // the conversation chose; else the global switch holds
+	// Global is the global switch, which holds again when the conversation's choice goes.
+	Global bool `json:"global"`
 }
 
 // SessionChanged says whose switches changed (TypeSessionChanged).
@@ -241,7 +243,7 @@ func (s *Service) SessionSkills(ctx context.Context, sessionID string) ([]Sessio
 		if !mine {
 			on = sk.Enabled
 		}
-		out = append(out, SessionSkill{Name: sk.Name, Enabled: on, Own: mine})
+		out = append(out, SessionSkill{Name: sk.Name, Enabled: on, Own: mine, Global: sk.Enabled})
 	}
 	return out, nil
 }

@@ -252,7 +252,7 @@ func TestSwitchesGlobalAndPerSession(t *testing.T) {
 		t.Fatalf("loading a skill switched off: %v", err)
 	}
 	got, err := svc.SetSessionSkill(f.ctx, "s1", "beta", "on")
-	if err != nil || fmt.Sprint(got) != "[{alpha true false} {beta true true}]" {
+	if err != nil || fmt.Sprint(got) != "[{alpha true false true} {beta true true false}]" {
 		t.Fatalf("session on: %v %v", got, err)
 	}
 	if _, err := svc.SetSessionSkill(f.ctx, "s1", "alpha", "off"); err != nil {
@@ -265,7 +265,7 @@ func TestSwitchesGlobalAndPerSession(t *testing.T) {
 	if _, err := svc.usableIn(f.ctx, "s1", "beta"); err != nil {
 		t.Fatalf("beta in s1: %v", err)
 	}
-	if got, _ := svc.SetSessionSkill(f.ctx, "s1", "beta", "default"); fmt.Sprint(got) != "[{alpha false true} {beta false false}]" {
+	if got, _ := svc.SetSessionSkill(f.ctx, "s1", "beta", "default"); fmt.Sprint(got) != "[{alpha false true true} {beta false false false}]" {
 		t.Fatalf("back to default: %v", got)
 	}
 	if _, err := svc.SetSessionSkill(f.ctx, "gone", "alpha", "on"); code(err) != apperr.SessionNotFound {

@@ -13,6 +13,7 @@ import { systemApi } from "./system";
 import { transferApi } from "./transfer";
 import { websearchApi } from "./websearch";
 import { kbApi } from "./kb";
+import { skillsApi } from "./skills";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -36,6 +37,7 @@ export function createClient(transport: Transport) {
   const images = imagesApi(transport);
   const websearch = websearchApi(transport);
   const kb = kbApi(transport);
+  const skills = skillsApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -60,6 +62,8 @@ export function createClient(transport: Transport) {
     websearch,
     /** Knowledge bases, their files and folders, search, sessions' attachments. */
     kb,
+    /** Agent skills: the list, global and per-conversation switches, imports. */
+    skills,
     /** Conversation exports and imports, backups (app_transfer.go). */
     transfer: transferApi(transport),
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */

@@ -2165,6 +2165,8 @@ export interface SkillsSessionSkill {
   enabled: boolean;
   /** the conversation chose; else the global switch holds */
   own: boolean;
+  /** Global is the global switch, which holds again when the conversation's choice goes. */
+  global: boolean;
 }
 
 /**

@@ -19,5 +19,6 @@ export * from "./permissions";
 export * from "./images";
 export * from "./websearch";
 export * from "./kb";
+export * from "./skills";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

@@ -11,6 +11,7 @@ import { Composer } from "./Composer";
 import { useDraftFiles } from "./Attachments";
 import { mcpPromptSource } from "./promptSource";
 import { KbAttach } from "./KbAttach";
+import { SkillPicker } from "./SkillPicker";
 import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
 import { tablesBefore } from "./citations";
@@ -204,7 +205,12 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
           sendOnEnter={sendOnEnter}
           onSend={(text, attached) => run(() => client.chat.send(id, text, attached))}
           onStop={() => void run(() => client.chat.stop(id))}
-          controls={<KbAttach sessionId={id} />}
+          controls={
+            <>
+              <KbAttach sessionId={id} />
+              <SkillPicker sessionId={id} />
+            </>
+          }
           prompts={prompts}
           files={files}
         />

@@ -18,6 +18,7 @@ import { useSettingsSections } from "./useSections";
 // Sections with much code of their own load on first visit.
 const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default: m.McpSection })));
 const KnowledgeSection = lazy(() => import("../knowledge/KnowledgeSection").then((m) => ({ default: m.KnowledgeSection })));
+const SkillsSection = lazy(() => import("../skills/SkillsSection").then((m) => ({ default: m.SkillsSection })));
 const PermissionsSection = lazy(() => import("../permissions/PermissionsSection").then((m) => ({ default: m.PermissionsSection })));
 const sectionFallback = <p className="muted" role="status" aria-busy="true" />;
 
@@ -60,6 +61,13 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       return (
         <Suspense fallback={sectionFallback}>
           <KnowledgeSection />
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+        </Suspense>
+      );
+    case "skills":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <SkillsSection />
           <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
         </Suspense>
       );

@@ -22,6 +22,7 @@ const DEFAULTS: Record<string, Impl> = {
   ListToolsets: () => TOOLSETS.map((ts) => ({ ...ts })),
   ListSearchProviders: () => SEARCH_PROVIDERS.map((p) => ({ ...p })),
   ListPendingElicitations: () => ({ seq: 0, requests: [] }),
+  GetSessionSkills: () => [],
 };
 
 /** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */

@@ -23,9 +23,10 @@ import { Visible, visibleString } from "./visible";
 import { isSearchAnswer, WebSearchResult } from "./WebSearchResult";
 import { ToolImages } from "./ToolImages";
 import { isFetchCard, WEB_FETCH_TOOLS, WebFetchFailed, WebFetchResult } from "./WebFetchResult";
-import { isKbSearchDisplay } from "../api";
+import { isKbSearchDisplay, isSkillLoaded } from "../api";
 import { KbSearchResult } from "./KbSearchResult";
 import { isLocationDisplay, LocationResult } from "./LocationResult";
+import { SkillLoadedResult } from "./SkillLoadedResult";
 import { ResourceLinks, resourceLinks } from "./ResourceLinks";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
@@ -150,12 +151,14 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           {end && state !== "error" && isFetchCard(item.name, end.display) && <WebFetchResult card={end.display} content={end.content} />}
           {end && state !== "error" && isKbSearchDisplay(item.name, end.display) && <KbSearchResult display={end.display} />}
           {end && state !== "error" && isLocationDisplay(item.name, end.display) && <LocationResult display={end.display} />}
+          {end && state !== "error" && isSkillLoaded(item.name, end.display) && <SkillLoadedResult display={end.display} content={end.content} />}
           {end &&
             state !== "error" &&
             !isSearchAnswer(item.name, end.display) &&
             !isFetchCard(item.name, end.display) &&
             !isKbSearchDisplay(item.name, end.display) &&
-            !isLocationDisplay(item.name, end.display) && <Result content={end.content} display={end.display} />}
+            !isLocationDisplay(item.name, end.display) &&
+            !isSkillLoaded(item.name, end.display) && <Result content={end.content} display={end.display} />}
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>
