@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createSession, lastAssistant, saveFakeProvider, sendWithEnter, sessionHash, startFakeOpenAI, waitAssistantStatus, waitSessionState } from "./lib/chat.mjs";
+import { createSession, lastAssistant, saveFakeProvider, sendWithEnter, sessionHash, startFakeOpenAI, storedAnswer, waitAssistantStatus, waitSessionState } from "./lib/chat.mjs";
 import { SUITE_TIMEOUT_MS, locale, msg, openApp, screenshot, startServer, withContext } from "./lib/harness.mjs";
 
 const en = { chat: locale("en", "chat"), settings: locale("en", "settings"), errors: locale("en", "errors") };
@@ -93,6 +93,33 @@ describe("skills: listed, loaded by the model, picked up while running, switched
       assert.equal(await err.getAttribute("data-error-code"), "skill_off");
       assert.match(await err.innerText(), new RegExp(render(msg(en.errors, "skill_off"), { name: "garden" })));
       await screenshot(page, "skills-03-off");
+      assert.deepEqual(ctx.pageErrors, []);
+    });
+  });
+
+  test("a conversation turns on a skill Settings has off, and only names and descriptions reach the prompt", async () => {
+    const sys = await saveFakeProvider(server, fake, { name: "FakeSystem", models: ["fake-system"] });
+    const s2 = await createSession(server, { providerId: sys.id, title: "Skills prompt e2e", toolsets: ["skill"] });
+    await withContext(async (ctx) => {
+      const page = await openApp(ctx, server, { hash: sessionHash(s2.id) });
+      await waitSessionState(page, "idle");
+      const picker = page.getByTestId("skill-picker");
+      await picker.filter({ hasText: render(msg(en.chat, "skills.buttonCount"), { count: 1 }) }).waitFor(); // notes; garden is off in Settings
+      await picker.click();
+      await page.getByTestId("skill-pick-garden").selectOption("on");
+      await picker.filter({ hasText: render(msg(en.chat, "skills.buttonCount"), { count: 2 }) }).waitFor();
+      await screenshot(page, "skills-04-picker");
+      await page.keyboard.press("Escape");
+      const own = await server.result("GetSessionSkills", s2.id);
+      assert.deepEqual(own.find((s) => s.name === "garden"), { name: "garden", enabled: true, own: true, global: false });
+
+      await sendWithEnter(page, "Which skills do you have?");
+      await waitAssistantStatus(page, 0, "complete");
+      const prompt = (await storedAnswer(server, s2.id)).text;
+      assert.match(prompt, /<available_skills>/);
+      assert.match(prompt, /<skill name="garden">Care for tomato plants and aphids\.<\/skill>/);
+      assert.match(prompt, /<skill name="notes">Take notes\.<\/skill>/);
+      assert.doesNotMatch(prompt, /Water in the morning|broken/, "a skill's body and a broken skill stay out of the prompt");
       assert.deepEqual(ctx.pageErrors, []);
     });
   });
