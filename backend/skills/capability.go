@@ -8,6 +8,10 @@ package skills
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-app/cairn/backend/apperr"
 
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/settings"
@@ -31,13 +35,26 @@ func Capability() capability.Capability {
 		On:      capability.Sessions{Chat: true, Task: true},
 		Section: Section,
 		Settings: []settings.Spec{
-			{Key: SettingFolders, Type: settings.String, Default: "", MaxLen: 8000, Section: Section},
+			{Key: SettingFolders, Type: settings.String, Default: "", MaxLen: 8000, Section: Section, Check: checkFolders},
 			{Key: SettingOtherAgents, Type: settings.Bool, Default: true, Section: Section},
 			{Key: SettingBudget, Type: settings.Int, Default: DefaultBudget, Min: intp(200), Max: intp(50000), Section: Section},
 		},
 		Commands: []capability.Command{command()},
 		Open:     open,
 	}
+}
+
+// checkFolders refuses a folder line that is not an absolute path: discovery would skip
+// it, and the user would not know why.
+func checkFolders(v any) *apperr.Error {
+	text, _ := v.(string)
+	for _, line := range strings.Split(text, "\n") {
+		if d := strings.TrimSpace(line); d != "" && !filepath.IsAbs(d) {
+			return apperr.New(apperr.SettingInvalid, "%s: %s is not an absolute path", SettingFolders, apperr.Quote(d)).
+				WithParam("key", SettingFolders).WithParam("reason", apperr.Quote(d)+" is not an absolute path")
+		}
+	}
+	return nil
 }
 
 // OpenEnv starts the skills service on a data directory's services.

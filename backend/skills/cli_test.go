@@ -55,3 +55,23 @@ func TestCommand(t *testing.T) {
 		t.Fatalf("enable ghost: %v", err)
 	}
 }
+
+// TestFoldersSettingWantsAbsolutePaths: a relative folder line is refused when saved,
+// naming it; blank lines and absolute paths pass.
+func TestFoldersSettingWantsAbsolutePaths(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool // refused
+	}{
+		{"", false},
+		{"/a/b\n\n  /c  \n", false},
+		{"/a\nnotes", true},
+		{"./x", true},
+	}
+	for _, tt := range tests {
+		err := checkFolders(tt.in)
+		if (err != nil) != tt.want || (err != nil && (err.Code != apperr.SettingInvalid || !strings.Contains(err.Error(), "absolute"))) {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+	}
+}
