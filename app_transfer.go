@@ -14,7 +14,7 @@ import (
 // window saves a File it gets with SaveBinaryFile (desktop) or as a download.
 
 func (a *App) transfer() *transfer.Service {
-	return transfer.New(a.s.Chat, a.s.DataDir, "Cairn "+buildinfo.Get().Version)
+	return transfer.New(a.s.Chat, a.s.Files, a.s.DataDir, "Cairn "+buildinfo.Get().Version)
 }
 
 // ExportSession writes one conversation as Markdown ("md", to read) or JSON ("json",

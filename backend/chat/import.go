@@ -41,6 +41,9 @@ func (s *Service) Import(ctx context.Context, ts []Transcript, place func(*Trans
 			if err := insertTranscript(ctx, tx, t); err != nil {
 				return err
 			}
+			if err := s.linkTranscript(ctx, tx, t); err != nil {
+				return err
+			}
 			out = append(out, t.Session)
 		}
 		return nil
@@ -133,6 +136,23 @@ func insertTranscript(ctx context.Context, tx *sql.Tx, t *Transcript) error {
 			p := &m.Parts[j]
 			p.MessageID, p.Index, p.State = m.ID, j, PartDone
 			if err := insertPart(ctx, tx, *p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// linkTranscript links the imported messages to the attachments they name that the store
+// holds (the import's place hook stored those its export carried), so deleting the
+// imported conversation frees them too.
+func (s *Service) linkTranscript(ctx context.Context, tx *sql.Tx, t *Transcript) error {
+	if s.cfg.Attachments == nil {
+		return nil
+	}
+	for _, m := range t.Messages {
+		if atts := attachmentsOf(m); len(atts) > 0 && m.Role == RoleUser {
+			if err := s.cfg.Attachments.Link(ctx, tx, m.ID, atts); err != nil {
 				return err
 			}
 		}

@@ -25,7 +25,7 @@ func (c *conn) transfer() transferBackend {
 	if c.remote != nil {
 		return remoteTransfer{c}
 	}
-	return transfer.New(c.local.Chat, c.local.DataDir, "Cairn "+buildinfo.Get().Version)
+	return transfer.New(c.local.Chat, c.local.Files, c.local.DataDir, "Cairn "+buildinfo.Get().Version)
 }
 
 type remoteTransfer struct{ c *conn }

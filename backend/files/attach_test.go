@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/service"
+	"github.com/cairn-app/cairn/backend/transfer"
 )
 
 // env is one data directory's backend talking to a local OpenAI-wire server with a
@@ -384,3 +385,44 @@ func encryptedPDF() []byte {
 		"> >> /ID [<" + strings.Repeat("33", 16) + "> <" + strings.Repeat("33", 16) + ">]"
 	return bytes.Replace(base, []byte("/Root 1 0 R >>"), []byte("/Root 1 0 R"+enc+" >>"), 1)
 }
+
+// TestExportCarriesAttachmentsToAnotherDataDirectory: a conversation's JSON export holds
+// its files; importing it into another data directory stores them there by content and
+// links them, so the model reads the file again and deleting the conversation frees it.
+func TestExportCarriesAttachmentsToAnotherDataDirectory(t *testing.T) {
+	src, dst := newEnv(t), newEnv(t)
+	ctx := context.Background()
+	in, _ := src.attach(t, "recipe.md", []byte("# Bread\n\nFlour, water, salt, yeast.\n"))
+	sess := src.session(t, "blind")
+	src.srv.Enqueue(llmtest.Reply{Text: "bake it"})
+	src.send(t, sess.ID, "how?", in)
+	file, err := transfer.New(src.s.Chat, src.s.Files, src.dir, "test").Export(ctx, sess.ID, "json", transfer.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := transfer.New(dst.s.Chat, dst.s.Files, dst.dir, "test").Import(ctx, "export.json", file.Data)
+	if err != nil || rep.Imported != 1 {
+		t.Fatalf("import: %+v, %v", rep, err)
+	}
+	imported := rep.Items[0].SessionID
+	blob := filepath.Join(dst.dir, "attachments", in.ID[:2], in.ID)
+	if _, err := os.Stat(blob); err != nil {
+		t.Fatalf("the file did not come along: %v", err)
+	}
+	if _, err := dst.s.Chat.UpdateSession(ctx, imported, chat.SessionPatch{ProviderID: &dst.prov, Model: ptr("blind")}); err != nil {
+		t.Fatal(err)
+	}
+	dst.srv.Enqueue(llmtest.Reply{Text: "again"})
+	req := dst.send(t, imported, "and the salt?")
+	if !strings.Contains(req.Messages[0].Content, "Flour, water, salt, yeast.") {
+		t.Fatalf("the imported file is not read: %q", req.Messages[0].Content)
+	}
+	if err := dst.s.Chat.DeleteSession(ctx, imported); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(blob); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("not freed with the imported conversation: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

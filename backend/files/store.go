@@ -339,7 +339,10 @@ func (s *Store) Link(ctx context.Context, q chat.Execer, messageID string, atts 
 		if a.ID == "" || a.Error != nil {
 			continue
 		}
-		if _, err := q.ExecContext(ctx, "INSERT INTO attachment_links(message_id, idx, attachment_id, name) VALUES(?, ?, ?, ?)", messageID, i, a.ID, a.Name); err != nil {
+		// Only a stored file is linked: an imported message may name one its export did
+		// not carry (the part still says it was there).
+		if _, err := q.ExecContext(ctx, "INSERT INTO attachment_links(message_id, idx, attachment_id, name) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ?)",
+			messageID, i, a.ID, a.Name, a.ID); err != nil {
 			return fmt.Errorf("link attachment %s: %w", a.Name, err)
 		}
 		if _, err := q.ExecContext(ctx, "UPDATE attachments SET pending_since = 0 WHERE id = ?", a.ID); err != nil {

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -84,6 +86,10 @@ func (s *Service) Import(ctx context.Context, name string, data []byte) (ImportR
 	if len(ts) == 0 {
 		return rep, nil
 	}
+	// Before the import's transaction: the store writes on its own connection.
+	for i := range ts {
+		s.storeAttachments(ctx, &ts[i], files[i])
+	}
 	var written []string
 	n := 0
 	place := func(t *chat.Transcript) error {
@@ -105,6 +111,29 @@ func (s *Service) Import(ctx context.Context, name string, data []byte) (ImportR
 		rep.Imported++
 	}
 	return rep, nil
+}
+
+// storeAttachments puts the files an export carried for its messages' attachments in the
+// store, each only when its bytes are the content its id names (a hand-edited export
+// cannot make one file pass for another). A file that cannot be stored leaves its part
+// naming it; chat links only those the store holds.
+func (s *Service) storeAttachments(ctx context.Context, t *chat.Transcript, files map[string][]byte) {
+	if s.files == nil {
+		return
+	}
+	for _, m := range t.Messages {
+		for _, p := range m.Parts {
+			a := p.Attachment
+			if a == nil || a.ID == "" {
+				continue
+			}
+			data, ok := files[attachmentKey(a.ID)]
+			if sum := sha256.Sum256(data); !ok || hex.EncodeToString(sum[:]) != a.ID {
+				continue
+			}
+			_, _ = s.files.Put(ctx, a.Name, bytes.NewReader(data))
+		}
+	}
 }
 
 // place writes a transcript's files under its (final) session's folders and points its

@@ -7,6 +7,7 @@ package transfer
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,17 +54,26 @@ type Chat interface {
 	Import(ctx context.Context, ts []chat.Transcript, place func(*chat.Transcript) error) ([]chat.Session, error)
 }
 
+// Attachments is what transfer needs of the attachment store (*files.Store): where a
+// file's bytes are, for an export, and storing one an import carries.
+type Attachments interface {
+	Path(id string) string
+	Put(ctx context.Context, name string, r io.Reader) (chat.Attachment, error)
+}
+
 // Service exports and imports the conversations of one data directory.
 type Service struct {
 	chat    Chat
+	files   Attachments
 	dataDir string
 	app     string
 }
 
-// New returns the transfer service over a chat service and its data directory; app is
-// written into exports ("Cairn 1.2.3").
-func New(c Chat, dataDir, app string) *Service {
-	return &Service{chat: c, dataDir: dataDir, app: app}
+// New returns the transfer service over a chat service, its attachment store (nil: files
+// on messages are exported by name only) and its data directory; app is written into
+// exports ("Cairn 1.2.3").
+func New(c Chat, files Attachments, dataDir, app string) *Service {
+	return &Service{chat: c, files: files, dataDir: dataDir, app: app}
 }
 
 // conversation reads one session and the files its parts name, with paths made relative.
@@ -85,6 +95,9 @@ func (s *Service) conversation(ctx context.Context, id string) (Conversation, er
 // collect makes a part's file paths relative to the data directory and keeps the files'
 // bytes; a file that is gone keeps its name only (the export still says it was there).
 func (s *Service) collect(c *Conversation, p *chat.Part) {
+	if p.Attachment != nil {
+		s.collectAttachment(c, p.Attachment)
+	}
 	if p.Tool == nil {
 		return
 	}
@@ -107,6 +120,25 @@ func (s *Service) collect(c *Conversation, p *chat.Part) {
 	for k := range p.Tool.Images {
 		p.Tool.Images[k].Path = keep(p.Tool.Images[k].Path)
 	}
+}
+
+// attachmentKey is where an export keeps the bytes of a file attached to a message.
+func attachmentKey(id string) string { return "attachments/" + id }
+
+// collectAttachment keeps the bytes of a message's attachment, so an import elsewhere
+// has the file (its text is read again there).
+func (s *Service) collectAttachment(c *Conversation, a *chat.Attachment) {
+	if s.files == nil || a.ID == "" || s.files.Path(a.ID) == "" {
+		return
+	}
+	b, err := os.ReadFile(s.files.Path(a.ID))
+	if err != nil {
+		return
+	}
+	if c.Files == nil {
+		c.Files = map[string][]byte{}
+	}
+	c.Files[attachmentKey(a.ID)] = b
 }
 
 // relative is path inside the data directory's tool folders, slash-separated.

@@ -36,7 +36,7 @@ func openDir(t *testing.T, dir string) *dataDir {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); db.Close() })
-	return &dataDir{dir: dir, db: db, chat: c, tr: New(c, dir, "Cairn test")}
+	return &dataDir{dir: dir, db: db, chat: c, tr: New(c, nil, dir, "Cairn test")}
 }
 
 func newDir(t *testing.T) *dataDir { return openDir(t, t.TempDir()) }
