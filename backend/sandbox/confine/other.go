@@ -12,21 +12,41 @@ import (
 	"sync"
 )
 
-// probeResult on systems without a sandbox here: nothing confines.
-type probeResult struct{ reasons []string }
+// probeResult off Linux: macOS's sandbox-exec (the reduced level) or nothing.
+type probeResult struct {
+	reasons  []string
+	seatbelt bool
+}
 
-func (pr probeResult) best() Level     { return None }
-func (pr probeResult) reducedOK() bool { return false }
+func (pr probeResult) best() Level {
+	if pr.seatbelt {
+		return Reduced
+	}
+	return None
+}
+
+func (pr probeResult) reducedOK() bool { return pr.seatbelt }
 
 func runProbe(ctx context.Context, s *Sandbox) probeResult {
 	if runtime.GOOS == "windows" {
 		return probeResult{reasons: []string{"Windows has no sandbox Cairn can use: tools refuse unless running unsandboxed is allowed"}}
 	}
-	return probeResult{reasons: []string{"no sandbox is implemented for " + runtime.GOOS + " yet"}}
+	if err := seatbeltProbe(ctx); err != nil {
+		return probeResult{reasons: []string{"no sandbox works on " + runtime.GOOS + ": " + err.Error()}}
+	}
+	return probeResult{seatbelt: true, reasons: []string{"macOS sandbox-exec: no pid namespace or limits on the process tree"}}
 }
 
 func describe(pr probeResult, lv Level) Status {
 	off := Aspect{false, "no sandbox: the command runs with Cairn's own rights"}
+	if lv == Reduced {
+		return Status{Level: Reduced, Reasons: pr.reasons,
+			Reads:     Aspect{true, "sandbox-exec profile: system folders, the workspace and allowed folders; the data directory and keys denied"},
+			Writes:    Aspect{true, "only the workspace and private folders; protected paths read-only"},
+			Network:   Aspect{true, "denied by the profile, DNS included"},
+			Processes: Aspect{false, "killed through the process group only"},
+			Limits:    Aspect{false, "no limits on the process tree"}}
+	}
 	return Status{Level: None, Reads: off, Writes: off, Network: off, Processes: off, Limits: off, Reasons: pr.reasons}
 }
 
@@ -54,15 +74,33 @@ type Process struct {
 }
 
 // start runs the command unconfined: Start refuses before unless the user allowed it.
-func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string, stdin io.Reader, op string) (*Process, error) {
+func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string, stdin io.Reader, op string) (p *Process, err error) {
 	if len(pol.Network) > 0 {
 		return nil, errors.New("allowing network domains needs a sandbox; the network stays off")
 	}
 	env := baseEnv(pol, os.TempDir(), os.TempDir())
 	if op != "" {
 		argv = opArgv(s.exe, op)
-		env = append(env, unconfinedEnv+"=1")
+		env = append(env, unconfinedEnv+"=1") // the profile is the wall: the op checks no filter
 	}
+	var scratch string
+	if lv == Reduced {
+		l, err := s.seatbeltLayout(pol)
+		if err != nil {
+			return nil, err
+		}
+		scratch = l.scratch
+		env = baseEnv(pol, l.home, l.tmp)
+		if op != "" {
+			env = append(env, unconfinedEnv+"=1")
+		}
+		argv = seatbeltWrap(seatbeltProfile(l, s.hidden()), argv)
+	}
+	defer func() {
+		if scratch != "" && p == nil {
+			_ = os.RemoveAll(scratch)
+		}
+	}()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = env, pol.Dir, stdin
 	outR, outW, err := os.Pipe()
@@ -80,8 +118,14 @@ func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{Stdout: outR, Stderr: errR, Level: None, cmd: cmd, done: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
+	p = &Process{Stdout: outR, Stderr: errR, Level: None, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		if scratch != "" {
+			_ = os.RemoveAll(scratch)
+		}
+		close(p.done)
+	}()
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -108,3 +152,38 @@ func forwardMain() int { return 125 }
 
 // Reached is empty: no proxy runs without a sandbox.
 func (p *Process) Reached() []string { return nil }
+
+// layout is one run's paths (sandbox-exec's profile is made from it).
+type layout struct {
+	pol                     Policy
+	exe, home, tmp, scratch string
+	readOnly, protected     []string
+}
+
+// seatbeltLayout checks the policy's paths and makes the run's private folders.
+func (s *Sandbox) seatbeltLayout(pol Policy) (layout, error) {
+	hidden := s.hidden()
+	l := layout{pol: pol, exe: s.exe}
+	if err := checkExposed("workspace", pol.Workspace, hidden); err != nil {
+		return l, err
+	}
+	var err error
+	if l.readOnly, err = s.readOnlyPaths(pol, hidden); err != nil {
+		return l, err
+	}
+	if l.protected, err = existingProtected(pol); err != nil {
+		return l, err
+	}
+	if l.scratch, err = os.MkdirTemp("", "cairn-sbx-"); err != nil {
+		return l, err
+	}
+	l.scratch = evalOr(l.scratch)
+	l.home, l.tmp = l.scratch+"/home", l.scratch+"/tmp"
+	for _, d := range []string{l.home, l.tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			_ = os.RemoveAll(l.scratch)
+			return l, err
+		}
+	}
+	return l, nil
+}
