@@ -260,7 +260,7 @@ func (a *redactAPI) call(t *testing.T, method string, args []any, out any) {
 func (a *redactAPI) send(t *testing.T, s *service.Services, sessionID string) {
 	t.Helper()
 	var res chat.SendResult
-	a.call(t, "SendMessage", []any{sessionID, "hello"}, &res)
+	a.call(t, "SendMessage", []any{sessionID, "hello", []any{}}, &res)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := s.Chat.Wait(ctx, sessionID); err != nil {

@@ -12,7 +12,7 @@ const en = locale("en", "common");
 
 /** Sends text through the API and waits until the answer has ended. */
 async function sendAndWait(server, sessionId, text) {
-  await server.result("SendMessage", sessionId, text);
+  await server.result("SendMessage", sessionId, text, []);
   for (let i = 0; i < 200; i++) {
     const snap = await server.result("GetSession", sessionId);
     if (snap.state === "idle" && snap.messages.at(-1)?.status !== "streaming") return snap;
