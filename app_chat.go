@@ -86,13 +86,19 @@ func (a *App) SendMessage(sessionID, text string, attachments []chat.AttachmentI
 // StopSession stops the running answer, keeping what arrived.
 func (a *App) StopSession(sessionID string) error { return a.s.Chat.Stop(a.ctx, sessionID) }
 
-// Regenerate replaces the last answer with a new one.
+// Regenerate answers the last user message again; the earlier answer stays as a version.
 func (a *App) Regenerate(sessionID string) (chat.SendResult, error) {
 	return a.s.Chat.Regenerate(a.ctx, sessionID)
 }
 
-// EditAndResend replaces a user message and answers again; later messages are deleted
-// (editMode "truncate").
+// EditAndResend sends new text as a version of a user message and answers it; the old
+// version and what followed stay on their branch (editMode "branch").
 func (a *App) EditAndResend(sessionID, messageID, text string) (chat.SendResult, error) {
 	return a.s.Chat.EditAndResend(a.ctx, sessionID, messageID, text)
+}
+
+// SelectBranch shows the version a message is (and the branch it is on) and returns the
+// snapshot of the new path.
+func (a *App) SelectBranch(sessionID, messageID string) (chat.Snapshot, error) {
+	return a.s.Chat.SelectBranch(a.ctx, sessionID, messageID)
 }

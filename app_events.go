@@ -22,10 +22,13 @@ type wireEvents struct {
 	// Message with its parts.
 	MessageAppended chat.Message `event:"message:appended"`
 	// Message without parts (status, usage, error).
-	MessageUpdated  chat.Message         `event:"message:updated"`
-	MessagesDeleted chat.MessagesDeleted `event:"messages:deleted"`
-	PartAppended    chat.Part            `event:"part:appended"`
-	PartDelta       chat.PartDelta       `event:"part:delta"`
+	MessageUpdated chat.Message `event:"message:updated"`
+	// Messages that left the path for another version (kept on their branch).
+	MessagesHidden chat.MessagesHidden `event:"messages:hidden"`
+	// Another version was chosen: reload the snapshot.
+	BranchSelected chat.BranchSelected `event:"branch:selected"`
+	PartAppended   chat.Part           `event:"part:appended"`
+	PartDelta      chat.PartDelta      `event:"part:delta"`
 	// The full part, replacing the one with its id.
 	PartUpdated     chat.Part        `event:"part:updated"`
 	SessionState    chat.StateChange `event:"session:state"`

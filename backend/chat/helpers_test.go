@@ -271,8 +271,8 @@ func (w *window) apply(ev events.Event) error {
 			return fmt.Errorf("update of unknown message %s", m.ID)
 		}
 		cur.Status, cur.Usage, cur.Error, cur.FinishReason = m.Status, m.Usage, m.Error, m.FinishReason
-	case EventMessagesDeleted:
-		var d MessagesDeleted
+	case EventMessagesHidden:
+		var d MessagesHidden
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return err
 		}

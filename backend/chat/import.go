@@ -62,17 +62,27 @@ func (s *Service) Import(ctx context.Context, ts []Transcript, place func(*Trans
 	return out, nil
 }
 
-// Rekey gives a transcript new session, message and part ids (its references to them
-// follow).
+// Rekey gives a transcript new session, message and part ids (its references to them,
+// the tree's parents and choices, follow).
 func Rekey(t *Transcript) {
 	t.Session.ID = newID()
+	ids := make(map[string]string, len(t.Messages))
 	for i := range t.Messages {
 		m := &t.Messages[i]
+		old := m.ID
 		m.ID, m.SessionID = newID(), t.Session.ID
+		if old != "" {
+			ids[old] = m.ID
+		}
 		for j := range m.Parts {
 			m.Parts[j].ID, m.Parts[j].MessageID = newID(), m.ID
 		}
 	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		m.ParentID, m.ChosenChildID = ids[m.ParentID], ids[m.ChosenChildID]
+	}
+	t.Session.ChosenRootID = ids[t.Session.ChosenRootID]
 }
 
 // taken reports whether any id of the transcript is in use (or missing).
@@ -121,14 +131,19 @@ func insertTranscript(ctx context.Context, tx *sql.Tx, t *Transcript) error {
 	if err != nil {
 		return err
 	}
+	linkTree(t)
+	if _, err := tx.ExecContext(ctx, "UPDATE sessions SET chosen_root_id = ? WHERE id = ?", sess.ChosenRootID, sess.ID); err != nil {
+		return err
+	}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		m.SessionID, m.Seq = sess.ID, i+1
 		if m.Status == MessageStreaming {
 			m.Status = MessageInterrupted // no process streams an imported message
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO messages("+messageCols+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, m.FinishReason, jsonOrNil(m.Usage), jsonOrNil(m.Error), m.CreatedAt, m.UpdatedAt)
+		_, err := tx.ExecContext(ctx, "INSERT INTO messages("+messageCols+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, m.FinishReason, jsonOrNil(m.Usage), jsonOrNil(m.Error), m.CreatedAt, m.UpdatedAt,
+			nullString(m.ParentID), m.ChosenChildID)
 		if err != nil {
 			return err
 		}
@@ -158,6 +173,42 @@ func (s *Service) linkTranscript(ctx context.Context, tx *sql.Tx, t *Transcript)
 		}
 	}
 	return nil
+}
+
+// linkTree makes a transcript's messages a tree the store accepts. A transcript without
+// parent ids (an export from before branches, another app's line) is a line: each
+// message follows the one before it and is its chosen follower. Otherwise a parent must
+// come earlier in the list (so it is stored first); a message whose parent does not
+// becomes a first message. Choices are kept as given: one that names no child means the
+// newest, as for any tree.
+func linkTree(t *Transcript) {
+	linked := false
+	for _, m := range t.Messages {
+		linked = linked || m.ParentID != ""
+	}
+	if !linked {
+		t.Session.ChosenRootID = ""
+		for i := range t.Messages {
+			m := &t.Messages[i]
+			m.ChosenChildID = ""
+			if i > 0 {
+				m.ParentID = t.Messages[i-1].ID
+				t.Messages[i-1].ChosenChildID = m.ID
+			} else {
+				t.Session.ChosenRootID = m.ID
+			}
+		}
+		return
+	}
+	seen := map[string]bool{}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.ParentID != "" && !seen[m.ParentID] {
+			m.ParentID = ""
+		}
+		seen[m.ID] = true
+		m.SiblingIDs = nil
+	}
 }
 
 // jsonOrNil is v as JSON text, or NULL for a nil pointer.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,46 +77,45 @@ func (s *Service) Send(ctx context.Context, sessionID, text string, files []Atta
 	return s.start(ctx, sessionID, userInput{text: text, files: files}, nil, nil)
 }
 
-// Regenerate replaces the last answer with a new one for the same user message.
+// Regenerate answers the last user message of the chosen path again. The new answer is
+// a version beside the earlier ones, which stay (the message's switcher moves between
+// them); the result lists what left the path.
 func (s *Service) Regenerate(ctx context.Context, sessionID string) (SendResult, error) {
-	return s.start(ctx, sessionID, userInput{}, nil, func(ctx context.Context, tx querier) ([]string, error) {
-		var seq int
-		err := tx.QueryRowContext(ctx, "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1", sessionID).Scan(&seq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, apperr.New(apperr.MessageNotFound, "session %s has no user message to answer", sessionID)
+	return s.start(ctx, sessionID, userInput{}, nil, func(t tree, path []int) (placement, error) {
+		for i := len(path) - 1; i >= 0; i-- {
+			if t.msgs[path[i]].Role == RoleUser {
+				return after(t, path, i), nil
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		return deleteFrom(ctx, tx, sessionID, seq+1)
+		return placement{}, apperr.New(apperr.MessageNotFound, "session %s has no user message to answer", sessionID)
 	})
 }
 
-// EditAndResend replaces a user message with new text and answers it again. Every later
-// message is deleted (EditMode "truncate"); the result lists them.
+// EditAndResend sends new text in place of a user message and answers it. The new
+// question is a version beside the old one (EditMode "branch"): the old one and what
+// followed it stay reachable; the result lists what left the path.
 func (s *Service) EditAndResend(ctx context.Context, sessionID, messageID, text string) (SendResult, error) {
 	if strings.TrimSpace(text) == "" {
 		return SendResult{}, badArg("the message is empty")
 	}
-	// The new message keeps the files of the one it replaces.
+	// The new version keeps the files of the one it replaces.
 	carried, err := s.messageAttachments(ctx, sessionID, messageID)
 	if err != nil {
 		return SendResult{}, err
 	}
-	res, err := s.start(ctx, sessionID, userInput{text: text, carried: carried}, nil, func(ctx context.Context, tx querier) ([]string, error) {
-		var seq int
-		var role string
-		err := tx.QueryRowContext(ctx, "SELECT seq, role FROM messages WHERE id = ? AND session_id = ?", messageID, sessionID).Scan(&seq, &role)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, apperr.New(apperr.MessageNotFound, "no message %s in session %s", messageID, sessionID)
+	res, err := s.start(ctx, sessionID, userInput{text: text, carried: carried}, nil, func(t tree, path []int) (placement, error) {
+		i, ok := t.byID[messageID]
+		if !ok {
+			return placement{}, apperr.New(apperr.MessageNotFound, "no message %s in session %s", messageID, sessionID)
 		}
-		if err != nil {
-			return nil, err
+		if t.msgs[i].Role != RoleUser {
+			return placement{}, badArg("only your own messages can be edited")
 		}
-		if role != RoleUser {
-			return nil, badArg("only your own messages can be edited")
+		at := slices.Index(path, i)
+		if at < 0 {
+			return placement{}, badArg("the message is not in the conversation shown; choose its version first")
 		}
-		return deleteFrom(ctx, tx, sessionID, seq)
+		return after(t, path, at-1), nil
 	})
 	res.EditMode = EditMode
 	return res, err
@@ -136,26 +136,9 @@ func (s *Service) messageAttachments(ctx context.Context, sessionID, messageID s
 	return nil, nil
 }
 
-// deleteFrom deletes the session's messages from seq on and returns their ids.
-func deleteFrom(ctx context.Context, tx querier, sessionID string, seq int) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT id FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq", sessionID, seq)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM messages WHERE session_id = ? AND seq >= ?", sessionID, seq); err != nil {
-		return nil, err
-	}
-	return ids, nil
+// continuePath places a plain send after the last message of the chosen path.
+func continuePath(t tree, path []int) (placement, error) {
+	return after(t, path, len(path)-1), nil
 }
 
 // Stop cancels the session's answer (the HTTP stream and every running tool) and waits
@@ -193,12 +176,17 @@ func (s *Service) Wait(ctx context.Context, sessionID string) error {
 	}
 }
 
-type prepFunc func(ctx context.Context, tx querier) ([]string, error)
+// placeFunc says where in the tree a send's messages go, given the session's messages and
+// the indexes of its chosen path.
+type placeFunc func(t tree, path []int) (placement, error)
 
 // start stores the user message (when in has text or files) and an empty streaming
 // assistant message, then runs the loop in the background.
-func (s *Service) start(ctx context.Context, sessionID string, in userInput, resume *tools.Call, prep prepFunc) (SendResult, error) {
+func (s *Service) start(ctx context.Context, sessionID string, in userInput, resume *tools.Call, place placeFunc) (SendResult, error) {
 	text := in.text
+	if place == nil {
+		place = continuePath
+	}
 	sess, err := loadSession(ctx, s.q, sessionID)
 	if err != nil {
 		return SendResult{}, err
@@ -238,7 +226,6 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 		release()
 		return SendResult{}, err
 	}
-	var freed []string // files of messages an edit deletes, released once it committed
 	now := time.Now().UnixMilli()
 	res := SendResult{SessionID: sessionID, AssistantMessageID: r.msgID}
 	var userMsg *Message
@@ -247,25 +234,27 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 	retitle := ""
 	err = s.db.Tx(ctx, func(rawTx *sql.Tx) error {
 		tx := cachedQ{c: s.stmts, tx: rawTx}
-		if prep != nil {
-			var err error
-			if freed, err = storedAttachmentIDs(ctx, tx, sessionID, 0); err != nil {
-				return err
-			}
-			ids, err := prep(ctx, tx)
-			if err != nil {
-				return err
-			}
-			res.DeletedMessageIDs = ids
+		t, root, err := loadTreeMeta(ctx, tx, sessionID)
+		if err != nil {
+			return err
 		}
+		pl, err := place(t, t.path(root))
+		if err != nil {
+			return err
+		}
+		res.HiddenMessageIDs = pl.Hidden
 		var seq int
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", sessionID).Scan(&seq); err != nil {
 			return err
 		}
+		parent := pl.Parent
 		if text != "" || len(atts) > 0 {
 			seq++
-			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, Parts: []Part{}, CreatedAt: now, UpdatedAt: now}
+			m := Message{ID: newID(), SessionID: sessionID, Seq: seq, Role: RoleUser, Status: MessageComplete, ParentID: parent, Parts: []Part{}, CreatedAt: now, UpdatedAt: now}
 			if err := insertMessage(ctx, tx, m, pidcheck.Owner{}); err != nil {
+				return err
+			}
+			if err := choose(ctx, tx, sessionID, parent, m.ID); err != nil {
 				return err
 			}
 			if text != "" {
@@ -278,12 +267,20 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 			if err := s.storeAttachments(ctx, tx, &m, atts, now); err != nil {
 				return err
 			}
+			m.SiblingIDs = versions(t.siblings(parent), m.ID)
 			userMsg = &m
 			res.UserMessageID = m.ID
+			parent = m.ID
 		}
 		seq++
-		assistant.Seq = seq
+		assistant.Seq, assistant.ParentID = seq, parent
+		if userMsg == nil {
+			assistant.SiblingIDs = versions(t.siblings(parent), assistant.ID)
+		}
 		if err := insertMessage(ctx, tx, assistant, s.owner); err != nil {
+			return err
+		}
+		if err := choose(ctx, tx, sessionID, parent, assistant.ID); err != nil {
 			return err
 		}
 		if sess.Title == "" && text != "" {
@@ -291,7 +288,7 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 		} else if sess.Title == "" && len(atts) > 0 {
 			retitle = titleFrom(atts[0].Name)
 		}
-		_, err := tx.ExecContext(ctx, "UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?", now, retitle, sessionID)
+		_, err = tx.ExecContext(ctx, "UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?", now, retitle, sessionID)
 		return err
 	})
 	if err != nil {
@@ -308,7 +305,6 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 	r.sess.UpdatedAt, r.sess.ActiveAt = now, now
 	r.meta = assistant
 	r.meta.Parts = nil
-	s.release(ctx, freed)
 	history, files, err := s.history(ctx, sessionID, r.msgID)
 	if err != nil {
 		release()
@@ -317,8 +313,8 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 	r.files = files
 
 	r.mu.Lock()
-	if len(res.DeletedMessageIDs) > 0 {
-		r.publish(EventMessagesDeleted, MessagesDeleted{SessionID: sessionID, MessageIDs: res.DeletedMessageIDs})
+	if len(res.HiddenMessageIDs) > 0 {
+		r.publish(EventMessagesHidden, MessagesHidden{SessionID: sessionID, MessageIDs: res.HiddenMessageIDs})
 	}
 	if userMsg != nil {
 		r.publish(EventMessageAppended, *userMsg)
@@ -334,22 +330,35 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 	return res, nil
 }
 
+// versions is the siblings of a new message with it last; nil when it is the only one.
+func versions(before []string, id string) []string {
+	if len(before) == 0 {
+		return nil
+	}
+	return append(slices.Clone(before), id)
+}
+
 // insertMessage stores a message; owner is the process streaming it (zero when none does).
 func insertMessage(ctx context.Context, q querier, m Message, owner pidcheck.Owner) error {
-	_, err := q.ExecContext(ctx, "INSERT INTO messages(id, session_id, seq, role, status, provider_id, model, owner_pid, owner_start, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, owner.PID, owner.Start, m.CreatedAt, m.UpdatedAt)
+	_, err := q.ExecContext(ctx, "INSERT INTO messages(id, session_id, seq, role, status, provider_id, model, owner_pid, owner_start, created_at, updated_at, parent_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		m.ID, m.SessionID, m.Seq, m.Role, m.Status, m.ProviderID, m.Model, owner.PID, owner.Start, m.CreatedAt, m.UpdatedAt, nullString(m.ParentID))
 	return err
 }
 
-// history is the conversation before message `before`, as the model sees it, with the
-// documents in it that the model reads through the file tools.
+// history is the conversation before message `before` on the chosen path, as the model
+// sees it (other branches are never sent), with the documents in it that the model reads
+// through the file tools.
 func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.Message, []Attachment, error) {
+	var root string
+	if err := s.q.QueryRowContext(ctx, "SELECT chosen_root_id FROM sessions WHERE id = ?", sessionID).Scan(&root); err != nil {
+		return nil, nil, apperr.Wrap(err, apperr.Internal, "read session")
+	}
 	msgs, err := loadMessages(ctx, s.q, sessionID)
 	if err != nil {
 		return nil, nil, err
 	}
 	var prior []Message
-	for _, m := range msgs {
+	for _, m := range Path(msgs, root) {
 		if m.ID == before {
 			break
 		}

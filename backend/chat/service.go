@@ -498,7 +498,8 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
-// GetSession returns a session with every message and part, stamped with the topic's seq.
+// GetSession returns a session with the messages and parts of its chosen path, stamped
+// with the topic's seq.
 // While an answer streams, its parts are taken from memory as far as they were announced,
 // so the snapshot and the later deltas fit together exactly.
 func (s *Service) GetSession(ctx context.Context, id string) (Snapshot, error) {
@@ -516,10 +517,11 @@ func (s *Service) GetSession(ctx context.Context, id string) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	msgs, err := loadMessages(ctx, s.q, id)
+	all, err := loadMessages(ctx, s.q, id)
 	if err != nil {
 		return Snapshot{}, err
 	}
+	msgs := Path(all, sess.ChosenRootID)
 	if r != nil {
 		r.overlay(msgs)
 	}

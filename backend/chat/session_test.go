@@ -129,7 +129,10 @@ func TestSendValidationAndBusy(t *testing.T) {
 	}
 }
 
-func TestRegenerateAndEditTruncate(t *testing.T) {
+// TestRegenerateAndEditBranch: regenerate and edit-and-resend add versions beside the
+// earlier ones; the new one is the path (what the next request sends), the old ones stay
+// stored and are selected again with their own continuation.
+func TestRegenerateAndEditBranch(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, nil)
 	sess := h.session(SessionInput{})
@@ -148,16 +151,17 @@ func TestRegenerateAndEditTruncate(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = h.wait(sess.ID)
-	if res.UserMessageID != "" || !slices.Equal(res.DeletedMessageIDs, []string{oldAnswer}) || len(snap.Messages) != 4 || snap.Messages[3].ID != res.AssistantMessageID {
+	if res.UserMessageID != "" || !slices.Equal(res.HiddenMessageIDs, []string{oldAnswer}) || len(snap.Messages) != 4 || snap.Messages[3].ID != res.AssistantMessageID {
 		t.Fatalf("regenerate: %+v / %d messages", res, len(snap.Messages))
 	}
-	body := h.srv.Requests()[2].Body
-	var contents []string
-	for _, m := range body.Messages {
-		contents = append(contents, m.Role+":"+m.Content)
+	if got := snap.Messages[3].SiblingIDs; !slices.Equal(got, []string{oldAnswer, res.AssistantMessageID}) {
+		t.Fatalf("versions of the answer = %v", got)
 	}
-	if !slices.Equal(contents, []string{"user:one", "assistant:answer to one #1", "user:two"}) {
-		t.Fatalf("regenerate request = %v", contents)
+	if snap.Messages[3].ParentID != snap.Messages[2].ID {
+		t.Fatalf("regenerated answer follows %q, want %q", snap.Messages[3].ParentID, snap.Messages[2].ID)
+	}
+	if got := h.contents(2); !slices.Equal(got, []string{"user:one", "assistant:answer to one #1", "user:two"}) {
+		t.Fatalf("regenerate request = %v", got)
 	}
 
 	first := snap.Messages[0].ID
@@ -173,27 +177,78 @@ func TestRegenerateAndEditTruncate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldPath := snap.Messages
 	snap = h.wait(sess.ID)
-	if res.EditMode != "truncate" || len(res.DeletedMessageIDs) != 4 || len(snap.Messages) != 2 || snap.Messages[0].Parts[0].Text != "uno" {
+	if res.EditMode != "branch" || len(res.HiddenMessageIDs) != 4 || len(snap.Messages) != 2 || snap.Messages[0].Parts[0].Text != "uno" {
 		t.Fatalf("edit: %+v, messages %+v", res, snap.Messages)
+	}
+	if got := snap.Messages[0].SiblingIDs; !slices.Equal(got, []string{first, res.UserMessageID}) {
+		t.Fatalf("versions of the question = %v", got)
 	}
 	if got := h.srv.Requests()[3].Body.Messages; len(got) != 1 || got[0].Content != "uno" {
 		t.Fatalf("edit request = %+v", got)
 	}
 	ev := <-sub.C
-	if ev.Type != EventMessagesDeleted {
+	if ev.Type != EventMessagesHidden {
 		t.Fatalf("first event after edit = %s", ev.Type)
 	}
-	var del MessagesDeleted
-	_ = json.Unmarshal(ev.Data, &del)
-	if len(del.MessageIDs) != 4 {
-		t.Fatalf("deleted = %+v", del)
+	var hid MessagesHidden
+	_ = json.Unmarshal(ev.Data, &hid)
+	if len(hid.MessageIDs) != 4 {
+		t.Fatalf("hidden = %+v", hid)
+	}
+
+	// The old question is selected again with everything that followed it, the
+	// regenerated answer still chosen; the next send goes on from there.
+	back, err := h.svc.SelectBranch(ctx, sess.ID, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(back.Messages) != ids(oldPath) {
+		t.Fatalf("selected path = %s, want %s", ids(back.Messages), ids(oldPath))
+	}
+	h.send(sess.ID, "three")
+	if got := h.contents(4); len(got) != 5 || got[3] != "assistant:answer to two #3" || got[4] != "user:three" {
+		t.Fatalf("request after selecting = %v", got)
+	}
+	// The first answer to "two" is selected from its sibling; its own (empty)
+	// continuation is the path now.
+	back, err = h.svc.SelectBranch(ctx, sess.ID, oldAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Messages) != 4 || back.Messages[3].ID != oldAnswer {
+		t.Fatalf("after selecting the first answer: %s", ids(back.Messages))
+	}
+	if _, err := h.svc.SelectBranch(ctx, sess.ID, "nope"); !apperr.Is(err, apperr.MessageNotFound) {
+		t.Fatalf("selecting a missing message: %v", err)
+	}
+	tr, err := h.svc.Transcript(ctx, sess.ID)
+	if err != nil || len(tr.Messages) != 9 {
+		t.Fatalf("transcript keeps %d messages (%v), want 9", len(tr.Messages), err)
 	}
 	// Regenerate on a session without user messages says so.
 	empty := h.session(SessionInput{})
 	if _, err := h.svc.Regenerate(ctx, empty.ID); !apperr.Is(err, apperr.MessageNotFound) {
 		t.Fatalf("regenerate empty: %v", err)
 	}
+}
+
+// contents is request i's messages as role:content.
+func (h *harness) contents(i int) []string {
+	var out []string
+	for _, m := range h.srv.Requests()[i].Body.Messages {
+		out = append(out, m.Role+":"+m.Content)
+	}
+	return out
+}
+
+func ids(msgs []Message) string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.ID)
+	}
+	return strings.Join(out, ",")
 }
 
 // TestPartsAreWrittenWhileStreaming reads the database (not the in-memory snapshot)
@@ -235,7 +290,8 @@ func TestRecoveryMarksDeadProcessesInterrupted(t *testing.T) {
 	h := newHarness(t, nil)
 	sess := h.session(SessionInput{})
 	h.srv.Enqueue(llmtest.Reply{Text: "complete answer"})
-	h.send(sess.ID, "before")
+	_, before := h.send(sess.ID, "before")
+	parent := last(before).ID
 
 	dead := exec.Command(os.Args[0], "-test.run=^$")
 	if err := dead.Run(); err != nil {
@@ -250,9 +306,10 @@ func TestRecoveryMarksDeadProcessesInterrupted(t *testing.T) {
 	now := time.Now().UnixMilli()
 	insert := func(id string, seq int, owner pidcheck.Owner) {
 		t.Helper()
-		if err := insertMessage(ctx, h.db, Message{ID: id, SessionID: sess.ID, Seq: seq, Role: RoleAssistant, Status: MessageStreaming, CreatedAt: now, UpdatedAt: now}, owner); err != nil {
+		if err := insertMessage(ctx, h.db, Message{ID: id, SessionID: sess.ID, Seq: seq, Role: RoleAssistant, Status: MessageStreaming, ParentID: parent, CreatedAt: now, UpdatedAt: now}, owner); err != nil {
 			t.Fatal(err)
 		}
+		parent = id
 		if err := insertPart(ctx, h.db, Part{ID: id + "p", MessageID: id, Type: PartText, State: PartStreaming, Text: "half an ans", CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}

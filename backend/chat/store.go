@@ -32,7 +32,7 @@ const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_p
 // sessionSelect is what a read of sessions takes: sessionCols (what an insert writes)
 // and the columns the database keeps itself (active_at by trigger) or that only their
 // own calls change (pin, archive).
-const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at"
+const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at, chosen_root_id"
 
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var s Session
@@ -40,7 +40,7 @@ func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var toolsets string
 	var pinned, archived int64
 	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt,
-		&s.ActiveAt, &pinned, &archived); err != nil {
+		&s.ActiveAt, &pinned, &archived, &s.ChosenRootID); err != nil {
 		return s, err
 	}
 	s.Pinned, s.Archived = pinned > 0, archived > 0
@@ -87,14 +87,16 @@ func toolsetsJSON(ts []string) string {
 	return string(b)
 }
 
-const messageCols = "id, session_id, seq, role, status, provider_id, model, finish_reason, usage, error, created_at, updated_at"
+const messageCols = "id, session_id, seq, role, status, provider_id, model, finish_reason, usage, error, created_at, updated_at, parent_id, chosen_child_id"
 
 func scanMessage(sc interface{ Scan(...any) error }) (Message, error) {
 	var m Message
-	var usage, errJSON sql.NullString
-	if err := sc.Scan(&m.ID, &m.SessionID, &m.Seq, &m.Role, &m.Status, &m.ProviderID, &m.Model, &m.FinishReason, &usage, &errJSON, &m.CreatedAt, &m.UpdatedAt); err != nil {
+	var usage, errJSON, parent sql.NullString
+	if err := sc.Scan(&m.ID, &m.SessionID, &m.Seq, &m.Role, &m.Status, &m.ProviderID, &m.Model, &m.FinishReason, &usage, &errJSON, &m.CreatedAt, &m.UpdatedAt,
+		&parent, &m.ChosenChildID); err != nil {
 		return m, err
 	}
+	m.ParentID = parent.String
 	if usage.Valid && usage.String != "" {
 		var u llm.Usage
 		if json.Unmarshal([]byte(usage.String), &u) == nil {
@@ -156,7 +158,8 @@ func updatePart(ctx context.Context, q querier, p Part) error {
 	return err
 }
 
-// loadMessages reads a session's messages with their parts, in order.
+// loadMessages reads every message of a session (all branches) with their parts, in the
+// order they were written; Path picks the conversation shown out of them.
 func loadMessages(ctx context.Context, q querier, sessionID string) ([]Message, error) {
 	rows, err := q.QueryContext(ctx, "SELECT "+messageCols+" FROM messages WHERE session_id = ? ORDER BY seq", sessionID)
 	if err != nil {

@@ -173,6 +173,14 @@ type Message struct {
 	FinishReason string        `json:"finishReason,omitempty"`
 	Usage        *llm.Usage    `json:"usage,omitempty"`
 	Error        *apperr.Error `json:"error,omitempty"`
+	// ParentID is the message this one follows ("" for the first); ChosenChildID the
+	// follower the conversation goes on with ("" = the newest). Siblings (same parent)
+	// are versions: a regenerated answer, an edited question.
+	ParentID      string `json:"parentId,omitempty"`
+	ChosenChildID string `json:"chosenChildId,omitempty"`
+	// SiblingIDs are the versions at this place, oldest first, this one included; set on
+	// the messages of a snapshot's path when there is more than one.
+	SiblingIDs []string `json:"siblingIds,omitempty"`
 	// Parts is omitted in message:updated events (keep the parts you have).
 	Parts     []Part `json:"parts,omitempty"`
 	CreatedAt int64  `json:"createdAt"`
@@ -195,8 +203,9 @@ const (
 	StateAwaitingApproval State = "awaiting-approval"
 )
 
-// EditMode says what EditAndResend does to later messages; the UI states it.
-const EditMode = "truncate"
+// EditMode says what EditAndResend does to later messages, which the UI states: they
+// stay, on the earlier version's branch.
+const EditMode = "branch"
 
 // Session is one conversation and its settings.
 type Session struct {
@@ -221,6 +230,8 @@ type Session struct {
 	// them, and the Archived view restores them).
 	Pinned   bool `json:"pinned"`
 	Archived bool `json:"archived"`
+	// ChosenRootID is the first message of the chosen path ("" = the newest first one).
+	ChosenRootID string `json:"chosenRootId,omitempty"`
 }
 
 // SessionInput creates a session; empty fields take defaults (kind chat, the last used
@@ -260,7 +271,8 @@ type SessionList struct {
 	Sessions []Session `json:"sessions"`
 }
 
-// Snapshot is one session with all its messages, stamped with its topic's seq: apply
+// Snapshot is one session with the messages of its chosen path (the conversation as it
+// is shown and sent to the model; other versions are named by SiblingIDs), stamped with its topic's seq: apply
 // only events with a higher seq.
 type Snapshot struct {
 	Seq      uint64    `json:"seq"`
@@ -272,18 +284,20 @@ type Snapshot struct {
 
 // SendResult names the messages a send created; the answer streams as events.
 type SendResult struct {
-	SessionID          string   `json:"sessionId"`
-	UserMessageID      string   `json:"userMessageId,omitempty"`
-	AssistantMessageID string   `json:"assistantMessageId"`
-	DeletedMessageIDs  []string `json:"deletedMessageIds,omitempty"`
-	EditMode           string   `json:"editMode,omitempty"`
+	SessionID          string `json:"sessionId"`
+	UserMessageID      string `json:"userMessageId,omitempty"`
+	AssistantMessageID string `json:"assistantMessageId"`
+	// HiddenMessageIDs left the chosen path (the earlier version's branch); they are kept.
+	HiddenMessageIDs []string `json:"hiddenMessageIds,omitempty"`
+	EditMode         string   `json:"editMode,omitempty"`
 }
 
 // Event types on the topic `session:<id>`.
 const (
 	EventMessageAppended = "message:appended" // Message with its parts
 	EventMessageUpdated  = "message:updated"  // Message without parts (status, usage, error)
-	EventMessagesDeleted = "messages:deleted" // MessagesDeleted
+	EventMessagesHidden  = "messages:hidden"  // MessagesHidden
+	EventBranchSelected  = "branch:selected"  // BranchSelected: reload the snapshot
 	EventPartAppended    = "part:appended"    // Part
 	EventPartDelta       = "part:delta"       // PartDelta
 	EventPartUpdated     = "part:updated"     // Part (full, replaces the one with its id)
@@ -311,10 +325,17 @@ type PartDelta struct {
 	Text      string `json:"text"`
 }
 
-// MessagesDeleted lists messages removed by regenerate or edit-and-resend.
-type MessagesDeleted struct {
+// MessagesHidden lists messages that left the chosen path when regenerate or
+// edit-and-resend started a new version; they stay stored, on their branch.
+type MessagesHidden struct {
 	SessionID  string   `json:"sessionId"`
 	MessageIDs []string `json:"messageIds"`
+}
+
+// BranchSelected says another version was chosen; the path after it changed.
+type BranchSelected struct {
+	SessionID string `json:"sessionId"`
+	MessageID string `json:"messageId"`
 }
 
 // StateChange announces a session's new state; MessageID is the message being answered.

@@ -3,6 +3,7 @@ package transfer
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +37,9 @@ func (l Labels) withDefaults() Labels {
 		Error: pick(l.Error, def.Error), System: pick(l.System, def.System)}
 }
 
-// Markdown is a conversation to read: its title, a heading per turn (who, when, which
-// model), text as written, reasoning (when asked for) and each tool call in a collapsed
+// Markdown is a conversation to read, along its chosen path: its title, a heading per
+// turn (who, which model, when, and "2/3" for a message with other versions), text as
+// written, reasoning (when asked for) and each tool call in a collapsed
 // <details> with its arguments and result.
 func Markdown(c Conversation, opt ExportOptions) string {
 	l := opt.Labels.withDefaults()
@@ -50,7 +52,7 @@ func Markdown(c Conversation, opt ExportOptions) string {
 	if c.Session.SystemPrompt != "" {
 		fmt.Fprintf(&b, "> **%s:** %s\n\n", l.System, strings.ReplaceAll(c.Session.SystemPrompt, "\n", "\n> "))
 	}
-	for _, m := range c.Messages {
+	for _, m := range chat.Path(c.Messages, c.Session.ChosenRootID) {
 		who := l.User
 		if m.Role == chat.RoleAssistant {
 			who = l.Assistant
@@ -58,7 +60,11 @@ func Markdown(c Conversation, opt ExportOptions) string {
 				who += " (" + oneLine(m.Model) + ")"
 			}
 		}
-		fmt.Fprintf(&b, "## %s · %s\n\n", who, time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02 15:04 UTC"))
+		when := time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02 15:04 UTC")
+		if n := len(m.SiblingIDs); n > 1 {
+			when += fmt.Sprintf(" · %d/%d", slices.Index(m.SiblingIDs, m.ID)+1, n)
+		}
+		fmt.Fprintf(&b, "## %s · %s\n\n", who, when)
 		writeParts(&b, m, l, opt.Reasoning)
 		if m.Error != nil {
 			fmt.Fprintf(&b, "> **%s:** %s\n\n", l.Error, oneLine(m.Error.Message))

@@ -16,10 +16,11 @@ import (
 )
 
 // FormatName and FormatVersion identify Cairn's JSON export; an import refuses a newer
-// version (a field it does not know could be a part it would drop).
+// version (a field it does not know could be a part it would drop). Version 2 holds every
+// branch (messages with their parents and choices); a version 1 file is a line.
 const (
 	FormatName    = "cairn.conversations"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // Document is Cairn's JSON export: every part of every message, and the files its tool
@@ -32,7 +33,9 @@ type Document struct {
 	Conversations []Conversation `json:"conversations"`
 }
 
-// Conversation is one session with its messages. Paths in its tool parts are relative to
+// Conversation is one session with its messages: every version of every branch, in the
+// order they were written, each naming its parent and chosen follower (the session its
+// chosen first message), so an import restores the tree as it was. Paths in its tool parts are relative to
 // the data directory (tool-images/<session>/<file>); Files holds their bytes by that path.
 type Conversation struct {
 	Session  chat.Session      `json:"session"`
@@ -50,7 +53,7 @@ type File struct {
 // Chat is what transfer needs of the chat service (*chat.Service).
 type Chat interface {
 	ListSessions(ctx context.Context, query string) (chat.SessionList, error)
-	GetSession(ctx context.Context, id string) (chat.Snapshot, error)
+	Transcript(ctx context.Context, id string) (chat.Transcript, error)
 	Import(ctx context.Context, ts []chat.Transcript, place func(*chat.Transcript) error) ([]chat.Session, error)
 }
 
@@ -78,12 +81,11 @@ func New(c Chat, files Attachments, dataDir, app string) *Service {
 
 // conversation reads one session and the files its parts name, with paths made relative.
 func (s *Service) conversation(ctx context.Context, id string) (Conversation, error) {
-	snap, err := s.chat.GetSession(ctx, id)
+	tr, err := s.chat.Transcript(ctx, id)
 	if err != nil {
 		return Conversation{}, err
 	}
-	snap.Session.State = ""
-	c := Conversation{Session: snap.Session, Messages: snap.Messages}
+	c := Conversation{Session: tr.Session, Messages: tr.Messages}
 	for i := range c.Messages {
 		for j := range c.Messages[i].Parts {
 			s.collect(&c, &c.Messages[i].Parts[j])

@@ -72,13 +72,21 @@ func seed(t *testing.T, d *dataDir) chat.Session {
 		Images: []tools.ImageRef{{File: "shot.png", Path: img, MIMEType: "image/png", Bytes: 7, Width: 1, Height: 1, SHA256: "abc"}}}
 	answer := part("p5", chat.PartText)
 	answer.Text = "Here it is."
+	older := part("p6", chat.PartText)
+	older.Text = "An earlier version of the answer."
+	edit := part("p7", chat.PartText)
+	edit.Text = "An edited question on its own branch."
 	ts := []chat.Transcript{{
 		Session: chat.Session{ID: sid, Kind: chat.KindChat, Title: "Shots / 截图", SystemPrompt: "Be brief.", Temperature: &temp,
-			Toolsets: []string{"web"}, CreatedAt: at, UpdatedAt: at + 5},
+			Toolsets: []string{"web"}, CreatedAt: at, UpdatedAt: at + 5, ChosenRootID: "m1"},
+		// Branches: m0 is an earlier version of the answer m2 (m1 chose m2), m3 an edit
+		// of the question m1 (the session chose m1).
 		Messages: []chat.Message{
-			{ID: "m1", Role: chat.RoleUser, Status: chat.MessageComplete, CreatedAt: at, UpdatedAt: at, Parts: []chat.Part{text}},
-			{ID: "m2", Role: chat.RoleAssistant, Status: chat.MessageComplete, Model: "gpt-x", FinishReason: "stop", CreatedAt: at + 1, UpdatedAt: at + 2,
+			{ID: "m1", Role: chat.RoleUser, Status: chat.MessageComplete, CreatedAt: at, UpdatedAt: at, Parts: []chat.Part{text}, ChosenChildID: "m2"},
+			{ID: "m0", ParentID: "m1", Role: chat.RoleAssistant, Status: chat.MessageComplete, CreatedAt: at + 1, UpdatedAt: at + 1, Parts: []chat.Part{older}},
+			{ID: "m2", ParentID: "m1", Role: chat.RoleAssistant, Status: chat.MessageComplete, Model: "gpt-x", FinishReason: "stop", CreatedAt: at + 1, UpdatedAt: at + 2,
 				Error: apperr.New(apperr.Internal, "late"), Parts: []chat.Part{reason, call, res, answer}},
+			{ID: "m3", Role: chat.RoleUser, Status: chat.MessageComplete, CreatedAt: at + 3, UpdatedAt: at + 3, Parts: []chat.Part{edit}},
 		},
 	}}
 	out, err := d.chat.Import(context.Background(), ts, nil)
@@ -131,6 +139,9 @@ func TestJSONRoundTrip(t *testing.T) {
 	if len(x.Conversations[0].Files) != 2 {
 		t.Fatalf("files %v", x.Conversations[0].Files)
 	}
+	if c := y.Conversations[0]; len(c.Messages) != 4 || c.Session.ChosenRootID != "m1" || c.Messages[0].ChosenChildID != "m2" || c.Messages[1].ParentID != "m1" {
+		t.Fatalf("branches after the round trip: %+v", c)
+	}
 	snap, _ := b.chat.GetSession(ctx, sess.ID)
 	got, err := os.ReadFile(snap.Messages[1].Parts[2].Tool.Images[0].Path)
 	if err != nil || !strings.HasPrefix(snap.Messages[1].Parts[2].Tool.Images[0].Path, b.dir) || string(got[1:4]) != "PNG" {
@@ -147,7 +158,8 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 }
 
-// TestMarkdown: a heading per turn, tool calls collapsed with their arguments and result,
+// TestMarkdown: a heading per turn along the chosen path (with which version it is),
+// tool calls collapsed with their arguments and result,
 // reasoning only when asked for, fences longer than the backticks inside.
 func TestMarkdown(t *testing.T) {
 	ctx := context.Background()
@@ -159,7 +171,8 @@ func TestMarkdown(t *testing.T) {
 		want, not []string
 	}{
 		{"plain", ExportOptions{}, []string{"# Shots / 截图\n", "## You · 2025-12-29", "## Assistant (gpt-x) ·", "<details>\n<summary>Tool: shot</summary>",
-			"````\nsaved ```x```\n````", "```json\n{\"url\":\"https://example.com\"}\n```", "Here it is.", "> **System prompt:** Be brief."}, []string{"Reasoning", "The user wants"}},
+			"````\nsaved ```x```\n````", "```json\n{\"url\":\"https://example.com\"}\n```", "Here it is.", "> **System prompt:** Be brief.", " UTC · 1/2\n", " UTC · 2/2\n"},
+			[]string{"Reasoning", "The user wants", "An earlier version", "An edited question"}},
 		{"reasoning", ExportOptions{Reasoning: true}, []string{"<summary>Reasoning</summary>\n\nThe user wants a screenshot."}, nil},
 		{"labels", ExportOptions{Labels: Labels{User: "你", Assistant: "助手"}}, []string{"## 你 ·", "## 助手 (gpt-x)"}, nil},
 	} {

@@ -36,6 +36,11 @@ func Scenarios() map[string]func(Request) Reply {
 			}
 			return Reply{Text: strings.Join(sys, "\n\n"), Delay: 5 * time.Millisecond}
 		},
+		// "history" says how many user and assistant turns came before the question, so a
+		// test sees which branch of a conversation a request was built from.
+		"history": func(r Request) Reply {
+			return Reply{Text: fmt.Sprintf("You said: %s (after %d turns)", lastUserText(r.Body), turnsBefore(r.Body)), Delay: 5 * time.Millisecond}
+		},
 		"markdown": func(r Request) Reply {
 			return Reply{Text: MarkdownAnswer, ChunkRunes: 4, Delay: 5 * time.Millisecond}
 		},
@@ -231,6 +236,17 @@ func callMatching(r Request, want, args string) Reply {
 		}
 	}
 	return Reply{Text: fmt.Sprintf("No tool matching %q was offered (offered: %s).", want, strings.Join(r.Body.ToolNames(), ", ")), Delay: 5 * time.Millisecond}
+}
+
+// turnsBefore counts the user and assistant messages before the last one.
+func turnsBefore(b ChatRequest) int {
+	n := 0
+	for _, m := range b.Messages {
+		if m.Role == "user" || m.Role == "assistant" {
+			n++
+		}
+	}
+	return max(n-1, 0)
 }
 
 func lastUserText(b ChatRequest) string {

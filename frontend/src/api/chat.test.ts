@@ -60,7 +60,7 @@ function snapshot(seq = 3): SessionSnapshot {
       msg({ id: "m2", seq: 2, role: "assistant", status: "streaming", parts: [part({ id: "p1", text: "Hel" })] }),
     ],
     state: "streaming",
-    editMode: "truncate",
+    editMode: "branch",
   };
 }
 
@@ -109,7 +109,7 @@ describe("applySessionEvent", () => {
     expect(s1.messages[1]).not.toBe(s0.messages[1]);
   });
 
-  it("applies message:updated without dropping the parts, deletions, state and session changes", () => {
+  it("applies message:updated without dropping the parts, hidden messages, state and session changes", () => {
     let s = snapshot();
     s = apply(s, ev(4, "message:updated", { ...msg({ id: "m2", seq: 2, role: "assistant", status: "stopped" }), parts: undefined, usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 } }));
     expect(s.messages[1]).toMatchObject({ status: "stopped", usage: { totalTokens: 7 } });
@@ -119,13 +119,17 @@ describe("applySessionEvent", () => {
     expect(s.session.state).toBe("idle");
     s = apply(s, ev(6, "session:updated", session({ title: "Renamed" })));
     expect(s.session.title).toBe("Renamed");
-    s = apply(s, ev(7, "messages:deleted", { sessionId: "s1", messageIds: ["m2"] }));
+    s = apply(s, ev(7, "messages:hidden", { sessionId: "s1", messageIds: ["m2"] }));
     expect(s.messages.map((m) => m.id)).toEqual(["m1"]);
     s = apply(s, ev(8, "message:appended", msg({ id: "m3", seq: 2, role: "assistant", status: "streaming", parts: undefined })));
     expect(s.messages.map((m) => m.id)).toEqual(["m1", "m3"]);
     expect(s.messages[1]!.parts).toEqual([]);
     s = apply(s, ev(9, "session:deleted", { sessionId: "s1" }));
     expect(s.deleted).toBe(true);
+  });
+
+  it("reloads the snapshot when another version is chosen", () => {
+    expect(applySessionEvent(snapshot(), ev(4, "branch:selected", { sessionId: "s1", messageId: "m1" }))).toBe(RELOAD);
   });
 });
 

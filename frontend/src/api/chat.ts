@@ -42,7 +42,8 @@ export const sessionTopic = (id: string) => `session:${id}`;
 export const SessionEvents = {
   messageAppended: "message:appended",
   messageUpdated: "message:updated",
-  messagesDeleted: "messages:deleted",
+  messagesHidden: "messages:hidden",
+  branchSelected: "branch:selected",
   partAppended: "part:appended",
   partDelta: "part:delta",
   partUpdated: "part:updated",
@@ -73,6 +74,7 @@ export function chatApi(t: Transport) {
     regenerate: (sessionId: string) => t.call<SendResult>("Regenerate", sessionId),
     editAndResend: (sessionId: string, messageId: string, text: string) =>
       t.call<SendResult>("EditAndResend", sessionId, messageId, text),
+    selectBranch: (sessionId: string, messageId: string) => t.call<SessionSnapshot>("SelectBranch", sessionId, messageId),
   };
 }
 
@@ -158,11 +160,15 @@ export function applySessionEvent(state: SessionSnapshot, ev: CairnEvent): Sessi
       const prev = state.messages[i]!;
       return withMessage(state, i, { ...prev, ...m, parts: m.parts ?? prev.parts });
     }
-    case SessionEvents.messagesDeleted: {
+    case SessionEvents.messagesHidden: {
+      // They left the path for a new version; they stay stored on their branch.
       const ids = new Set((d?.messageIds as string[] | undefined) ?? []);
       if (ids.size === 0) return undefined;
       return { ...state, messages: state.messages.filter((m) => !ids.has(m.id)) };
     }
+    case SessionEvents.branchSelected:
+      // Another version was chosen: the path after it is another one.
+      return RELOAD;
     case SessionEvents.partAppended:
     case SessionEvents.partUpdated: {
       const p = d as unknown as Part | undefined;

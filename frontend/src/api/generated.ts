@@ -77,8 +77,8 @@ export interface Facade {
   /** Doctor reports whether this installation is usable (Settings → About). */
   Doctor(): Promise<DoctorReport>;
   /**
-   * EditAndResend replaces a user message and answers again; later messages are deleted
-   * (editMode "truncate").
+   * EditAndResend sends new text as a version of a user message and answers it; the old
+   * version and what followed stay on their branch (editMode "branch").
    */
   EditAndResend(sessionID: string, messageID: string, text: string): Promise<ChatSendResult>;
   /**
@@ -237,7 +237,7 @@ export interface Facade {
   Ready(window: string): Promise<ReadyInfo>;
   /** RefreshMCPServer re-reads a server's tool list now. */
   RefreshMCPServer(id: string): Promise<MCPServerView>;
-  /** Regenerate replaces the last answer with a new one. */
+  /** Regenerate answers the last user message again; the earlier answer stays as a version. */
   Regenerate(sessionID: string): Promise<ChatSendResult>;
   /** ReindexKB indexes every file of a knowledge base again. */
   ReindexKB(id: string): Promise<void>;
@@ -288,6 +288,11 @@ export interface Facade {
   SearchKB(req: KbSearchRequest): Promise<KbHit[]>;
   /** SearchMessages finds messages whose text matches the query, with a snippet each. */
   SearchMessages(query: string): Promise<ChatSearchResult>;
+  /**
+   * SelectBranch shows the version a message is (and the branch it is on) and returns the
+   * snapshot of the new path.
+   */
+  SelectBranch(sessionID: string, messageID: string): Promise<ChatSnapshot>;
   /**
    * SendMessage stores the user's message with its attachments (uploads by id, and files
    * that failed, which the message lists as left out) and starts the answer; it streams as
@@ -396,7 +401,10 @@ export interface EventPayloads {
   "message:appended": ChatMessage;
   /** Message without parts (status, usage, error). */
   "message:updated": ChatMessage;
-  "messages:deleted": ChatMessagesDeleted;
+  /** Messages that left the path for another version (kept on their branch). */
+  "messages:hidden": ChatMessagesHidden;
+  /** Another version was chosen: reload the snapshot. */
+  "branch:selected": ChatBranchSelected;
   "part:appended": ChatPart;
   "part:delta": ChatPartDelta;
   /** The full part, replacing the one with its id. */
@@ -743,6 +751,12 @@ export interface ChatAttachmentInput {
   source?: ChatResourceSource;
 }
 
+/** BranchSelected says another version was chosen; the path after it changed. */
+export interface ChatBranchSelected {
+  sessionId: string;
+  messageId: string;
+}
+
 /**
  * Message is one user or assistant message; an assistant message holds every round of
  * one answer (reasoning, text, tool calls and results).
@@ -758,14 +772,29 @@ export interface ChatMessage {
   finishReason?: string;
   usage?: LLMUsage;
   error?: ApperrError;
+  /**
+   * ParentID is the message this one follows ("" for the first); ChosenChildID the
+   * follower the conversation goes on with ("" = the newest). Siblings (same parent)
+   * are versions: a regenerated answer, an edited question.
+   */
+  parentId?: string;
+  chosenChildId?: string;
+  /**
+   * SiblingIDs are the versions at this place, oldest first, this one included; set on
+   * the messages of a snapshot's path when there is more than one.
+   */
+  siblingIds?: string[];
   /** Parts is omitted in message:updated events (keep the parts you have). */
   parts?: ChatPart[];
   createdAt: number;
   updatedAt: number;
 }
 
-/** MessagesDeleted lists messages removed by regenerate or edit-and-resend. */
-export interface ChatMessagesDeleted {
+/**
+ * MessagesHidden lists messages that left the chosen path when regenerate or
+ * edit-and-resend started a new version; they stay stored, on their branch.
+ */
+export interface ChatMessagesHidden {
   sessionId: string;
   messageIds: string[];
 }
@@ -846,7 +875,8 @@ export interface ChatSendResult {
   sessionId: string;
   userMessageId?: string;
   assistantMessageId: string;
-  deletedMessageIds?: string[];
+  /** HiddenMessageIDs left the chosen path (the earlier version's branch); they are kept. */
+  hiddenMessageIds?: string[];
   editMode?: string;
 }
 
@@ -882,6 +912,8 @@ export interface ChatSession {
    */
   pinned: boolean;
   archived: boolean;
+  /** ChosenRootID is the first message of the chosen path ("" = the newest first one). */
+  chosenRootId?: string;
 }
 
 /**
@@ -933,7 +965,8 @@ export interface ChatSessionRef {
 }
 
 /**
- * Snapshot is one session with all its messages, stamped with its topic's seq: apply
+ * Snapshot is one session with the messages of its chosen path (the conversation as it
+ * is shown and sent to the model; other versions are named by SiblingIDs), stamped with its topic's seq: apply
  * only events with a higher seq.
  */
 export interface ChatSnapshot {

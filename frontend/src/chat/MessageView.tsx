@@ -13,8 +13,10 @@ import { citationTables, type CitationTable } from "./citations";
 export interface MessageActions {
   /** Answer the last user message again (last assistant message, session idle). */
   onRegenerate?: () => void;
-  /** Replace a user message and answer again. Resolves true when it was sent. */
+  /** Send a new version of a user message and answer it. Resolves true when it was sent. */
   onEdit?: (messageId: string, text: string) => Promise<boolean>;
+  /** Show another version of a message (one of its siblingIds). */
+  onSelectVersion?: (messageId: string) => void;
 }
 
 export interface MessageViewProps extends MessageActions {
@@ -23,7 +25,7 @@ export interface MessageViewProps extends MessageActions {
   last: boolean;
   /** The session is idle (actions that start an answer are allowed). */
   idle: boolean;
-  /** What editing does to later messages ("truncate"). */
+  /** What editing does to later messages ("branch": they stay on the old version's branch). */
   editMode: string;
   /** The latest search of the answers before this one, for citations of a follow-up. */
   citationsBefore?: CitationTable | null;
@@ -41,7 +43,49 @@ export const MessageView = memo(function MessageView(props: MessageViewProps) {
   return props.message.role === "user" ? <UserMessage {...props} /> : <AssistantMessage {...props} />;
 });
 
-function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
+/**
+ * "2 / 3" with previous and next for a message that has other versions (a regenerated
+ * answer, an edited question); choosing one shows its branch. Disabled while answering.
+ */
+export function VersionSwitcher({ message, idle, onSelect }: { message: Message; idle: boolean; onSelect?: (id: string) => void }) {
+  const { t } = useTranslation("chat");
+  const ids = message.siblingIds ?? [];
+  const at = ids.indexOf(message.id);
+  if (ids.length < 2 || at < 0 || !onSelect) return null;
+  const n = at + 1;
+  const count = ids.length;
+  return (
+    <span className="versions" role="group" aria-label={t("message.versions")} data-testid="message-versions">
+      <button
+        type="button"
+        className="icon-btn icon-btn--small"
+        disabled={!idle || at === 0}
+        title={t("message.versionPrev")}
+        aria-label={t("message.versionPrev")}
+        onClick={() => onSelect(ids[at - 1]!)}
+        data-testid="version-prev"
+      >
+        <Icon name="chevronLeft" size={14} />
+      </button>
+      <span className="versions__count" aria-label={t("message.versionLabel", { n, count })} data-testid="version-count">
+        {t("message.versionOf", { n, count })}
+      </span>
+      <button
+        type="button"
+        className="icon-btn icon-btn--small"
+        disabled={!idle || at === count - 1}
+        title={t("message.versionNext")}
+        aria-label={t("message.versionNext")}
+        onClick={() => onSelect(ids[at + 1]!)}
+        data-testid="version-next"
+      >
+        <Icon name="chevron" size={14} />
+      </button>
+    </span>
+  );
+}
+
+function UserMessage({ message, idle, editMode, onEdit, onSelectVersion }: MessageViewProps) {
   const { t } = useTranslation("chat");
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -82,8 +126,8 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
             data-testid="message-edit-input"
           />
           <p className="message__edit-note" data-testid="edit-mode-note">
-            <Icon name="alert" size={14} />
-            {editMode === "truncate" ? t("message.editTruncate") : t("message.editOther", { mode: editMode })}
+            <Icon name="branch" size={14} />
+            {editMode === "branch" ? t("message.editBranch") : t("message.editOther", { mode: editMode })}
           </p>
           <div className="message__edit-actions">
             <button type="button" className="btn btn--small btn--quiet" onClick={() => setEditing(null)}>
@@ -114,6 +158,7 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
               </ul>
             ) : null}
           </div>
+          <VersionSwitcher message={message} idle={idle} onSelect={onSelectVersion} />
           <div className="message__actions">
             <CopyButton text={text} />
             {onEdit && (
@@ -136,7 +181,7 @@ function UserMessage({ message, idle, editMode, onEdit }: MessageViewProps) {
   );
 }
 
-function AssistantMessage({ message, last, idle, onRegenerate, citationsBefore }: MessageViewProps) {
+function AssistantMessage({ message, last, idle, onRegenerate, onSelectVersion, citationsBefore }: MessageViewProps) {
   const { t } = useTranslation("chat");
   const parts = message.parts;
   const items = useMemo(() => groupParts(parts ?? []), [parts]);
@@ -188,6 +233,7 @@ function AssistantMessage({ message, last, idle, onRegenerate, citationsBefore }
             {t("message.interrupted")}
           </span>
         )}
+        {!live && <VersionSwitcher message={message} idle={idle} onSelect={onSelectVersion} />}
         {message.model && <span className="message__model">{message.model}</span>}
         {message.usage && <UsageLine usage={message.usage} />}
         <span className="spacer" />

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useProviders, useSession, useSettings, type AppError, type Message } from "../api";
 import { ErrorView } from "../components/ErrorView";
@@ -50,9 +50,20 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
   const idle = data?.state === "idle";
   const onRegenerate = useCallback(() => void run(() => client.chat.regenerate(id)), [run, client, id]);
   const onEdit = useCallback((messageId: string, text: string) => run(() => client.chat.editAndResend(id, messageId, text)), [run, client, id]);
-  const editMode = data?.editMode ?? "truncate";
+  const onSelectVersion = useCallback((messageId: string) => void run(() => client.chat.selectBranch(id, messageId)), [run, client, id]);
+  const editMode = data?.editMode ?? "branch";
   const count = data?.messages.length ?? 0;
   const messages = data?.messages;
+  // A message to land on (a search hit) may be on another branch: choose its version
+  // once, and the reloaded path has it.
+  const sought = useRef<string | null>(null);
+  const loaded = Boolean(data);
+  const onPath = Boolean(focusMessage && messages?.some((m) => m.id === focusMessage));
+  useEffect(() => {
+    if (!loaded || !focusMessage || onPath || sought.current === focusMessage) return;
+    sought.current = focusMessage;
+    void run(() => client.chat.selectBranch(id, focusMessage));
+  }, [loaded, focusMessage, onPath, run, client, id]);
   const prompts = useMemo(() => mcpPromptSource(client), [client]);
   const before = useMemo(() => tablesBefore(messages ?? []), [messages]);
   const renderMessage = useCallback(
@@ -64,10 +75,11 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
         editMode={editMode}
         onRegenerate={onRegenerate}
         onEdit={onEdit}
+        onSelectVersion={onSelectVersion}
         citationsBefore={before[i]}
       />
     ),
-    [count, idle, editMode, onRegenerate, onEdit, before],
+    [count, idle, editMode, onRegenerate, onEdit, onSelectVersion, before],
   );
 
   if (!data) {

@@ -101,7 +101,7 @@ function message(parts: Part[]): Message {
 }
 
 function renderAnswer(parts: Part[], transport = new FakeTransport()) {
-  return renderWithClient(<MessageView message={message(parts)} last idle editMode="truncate" />, { transport, ready: null });
+  return renderWithClient(<MessageView message={message(parts)} last idle editMode="branch" />, { transport, ready: null });
 }
 
 describe("citations in an answer", () => {
@@ -170,7 +170,7 @@ describe("citations in an answer", () => {
     expect(before[1]).toBe(lastSearchTable(first));
     expect(before[2]).toBe(before[1]); // the same object: an unchanged search re-renders nothing
     expect(lastSearchTable(followUp)).toBeNull();
-    renderWithClient(<MessageView message={followUp} last idle editMode="truncate" citationsBefore={before[2]} />, { transport: new FakeTransport(), ready: null });
+    renderWithClient(<MessageView message={followUp} last idle editMode="branch" citationsBefore={before[2]} />, { transport: new FakeTransport(), ready: null });
     expect(screen.getByTestId("citation")).toHaveAttribute("data-host", "example.org");
   });
 

@@ -129,7 +129,7 @@ describe("a conversation", () => {
     expect(await a.w.findByTestId("settings-section-providers")).toBeInTheDocument();
   });
 
-  it("regenerates the last answer and edits a user message (truncating what follows, as the UI says)", async () => {
+  it("regenerates the last answer and edits a user message (a new version; the old one stays, as the UI says)", async () => {
     const user = userEvent.setup();
     const { backend, session } = backendWithSession();
     const a = openWindow(backend, session.id);
@@ -144,18 +144,28 @@ describe("a conversation", () => {
     await user.click(a.w.getByTestId("message-regenerate"));
     act(() => backend.chat.answer(session.id).text("Answer two, again").end());
     await waitFor(() => expect(a.w.getAllByTestId("part-text").map((p) => p.textContent)).toEqual(["Answer one", "Answer two, again"]));
+    // The regenerated answer is version 2 of 2; the previous one is a click away.
+    const versions = within(a.w.getAllByTestId("message-assistant")[1]!).getByTestId("message-versions");
+    expect(within(versions).getByTestId("version-count")).toHaveTextContent("2 / 2");
+    expect(within(versions).getByTestId("version-count")).toHaveAccessibleName("Version 2 of 2");
+    expect(within(versions).getByRole("button", { name: "Next version" })).toBeDisabled();
+    const previousAnswer = backend.chat.snapshot(session.id).messages[3]!.siblingIds![0]!;
+    await user.click(within(versions).getByRole("button", { name: "Previous version" }));
+    expect(backend.chat.selectedBranches).toEqual([previousAnswer]);
+    expect(within(a.w.getAllByTestId("message-assistant")[0]!).queryByTestId("message-versions")).toBeNull();
 
     const [firstUser] = a.w.getAllByTestId("message-user");
     await user.click(within(firstUser!).getByTestId("message-edit"));
-    expect(a.w.getByTestId("edit-mode-note")).toHaveTextContent("Resending deletes every message after this one and answers again from here.");
+    expect(a.w.getByTestId("edit-mode-note")).toHaveTextContent("Resending makes a new version of this message and answers it");
     const input = a.w.getByTestId("message-edit-input");
     await user.clear(input);
     await user.type(input, "First, edited");
     await user.click(a.w.getByTestId("message-edit-save"));
     act(() => backend.chat.answer(session.id).text("Fresh answer").end());
-    await waitFor(() => expect(a.w.getAllByTestId("message-user").map((m) => m.textContent)).toEqual(["First, edited"]));
+    await waitFor(() => expect(a.w.getAllByTestId("message-user").map((m) => m.querySelector(".message__bubble")?.textContent)).toEqual(["First, edited"]));
     expect(a.w.getAllByTestId("message-assistant")).toHaveLength(1);
     expect(a.w.getByTestId("part-text")).toHaveTextContent("Fresh answer");
+    expect(within(a.w.getByTestId("message-user")).getByTestId("version-count")).toHaveTextContent("2 / 2");
   });
 
   it("changes the session's model and settings", async () => {

@@ -150,6 +150,8 @@ export class FakeChat {
   /** Keys the backend received (never sent back). */
   keys = new Map<string, string>();
   running = new Map<string, AnswerScript>();
+  /** The message ids SelectBranch was called with, in order. */
+  readonly selectedBranches: string[] = [];
   onSend: ((script: AnswerScript, text: string) => void) | null = null;
   /** Errors a method should throw next (e.g. SendMessage → no_provider_configured). */
   failNext = new Map<string, AppError>();
@@ -285,7 +287,7 @@ export class FakeChat {
       session: { ...s },
       messages: JSON.parse(JSON.stringify(this.messages.get(id) ?? [])),
       state: s.state,
-      editMode: "truncate",
+      editMode: "branch",
     };
   }
 
@@ -293,7 +295,7 @@ export class FakeChat {
   start(
     sessionId: string,
     text: string | null,
-    deleteFrom?: number,
+    hideFrom?: number,
     files: AttachmentInput[] = [],
   ): { script: AnswerScript; result: Record<string, unknown> } {
     const s = this.session(sessionId);
@@ -301,11 +303,15 @@ export class FakeChat {
     if (this.providers.length === 0) throw err("no_provider_configured", {}, "no provider");
     const list = this.messages.get(sessionId)!;
     const result: Record<string, unknown> = { sessionId };
-    if (deleteFrom !== undefined) {
-      const gone = list.splice(deleteFrom).map((m) => m.id);
+    // Like the backend, a new version hides the rest of the path (this fake keeps only
+    // the path) and names the version it replaces among its siblings.
+    let replaced: string | undefined;
+    if (hideFrom !== undefined) {
+      const gone = list.splice(hideFrom).map((m) => m.id);
+      replaced = gone[0];
       if (gone.length) {
-        result.deletedMessageIds = gone;
-        this.publish(`session:${sessionId}`, "messages:deleted", { sessionId, messageIds: gone });
+        result.hiddenMessageIds = gone;
+        this.publish(`session:${sessionId}`, "messages:hidden", { sessionId, messageIds: gone });
       }
     }
     const now = Date.now();
@@ -319,6 +325,7 @@ export class FakeChat {
           : { ...this.uploads.get(f.id ?? "")!.attachment, name: f.name };
         um.parts.push({ id: this.id("p"), messageId: um.id, index: um.parts.length, round: 0, type: "attachment", state: "done", attachment, createdAt: now, updatedAt: now });
       }
+      if (replaced) um.siblingIds = [replaced, um.id];
       list.push(um);
       result.userMessageId = um.id;
       this.publish(`session:${sessionId}`, "message:appended", um);
@@ -327,6 +334,7 @@ export class FakeChat {
       }
     }
     const am: Message = { id: this.id("m"), sessionId, seq: ++seq, role: "assistant", status: "streaming", model: "gpt-4.1", parts: [], createdAt: now, updatedAt: now };
+    if (replaced && text === null) am.siblingIds = [replaced, am.id];
     list.push(am);
     result.assistantMessageId = am.id;
     this.publish(`session:${sessionId}`, "message:appended", am);
@@ -473,7 +481,11 @@ export class FakeChat {
         const list = this.messages.get(String(id)) ?? [];
         const i = list.findIndex((m) => m.id === messageId);
         if (i < 0) throw err("message_not_found", {}, "no message");
-        return { ...this.start(String(id), String(text), i).result, editMode: "truncate" };
+        return { ...this.start(String(id), String(text), i).result, editMode: "branch" };
+      },
+      SelectBranch: (id, messageId) => {
+        this.selectedBranches.push(String(messageId));
+        return this.snapshot(String(id));
       },
       ListTools: () => ({ seq: this.seq("tools"), tools: this.tools.map((x) => ({ ...x })) }),
       SetToolEnabled: (name, enabled) => {
