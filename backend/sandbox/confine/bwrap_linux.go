@@ -39,6 +39,13 @@ func bwrapArgs(l layout) []string {
 	for _, p := range l.protected {
 		a = append(a, "--ro-bind", p, p)
 	}
+	for _, p := range l.placeholders {
+		if p.dir {
+			a = append(a, "--tmpfs", p.path, "--remount-ro", p.path)
+		} else {
+			a = append(a, "--ro-bind", "/dev/null", p.path)
+		}
+	}
 	a = append(a, "--ro-bind", l.exe, insideExe, "--chdir", l.pol.Dir)
 	if l.proxySock != "" {
 		a = append(a, "--bind", l.proxySock, insideProxy)
@@ -69,8 +76,9 @@ type layout struct {
 	readOnly []string // the policy's extra read-only paths, resolved
 	// protected are the policy's protected paths that exist (none is a symbolic link:
 	// existingProtected refuses those, as a mount would follow it).
-	protected []string
-	scratch   string // reduced: the private folder holding home and tmp (removed after)
+	protected    []string
+	placeholders []placeholder // strong: protected paths mounted empty and read-only
+	scratch      string        // reduced: the private folder holding home and tmp (removed after)
 	// proxySock is the network proxy's socket in proxyDir (a domain list is allowed).
 	proxyDir, proxySock string
 }

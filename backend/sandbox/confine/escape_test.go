@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,5 +182,32 @@ func TestHostileWorkspacePaths(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEscapeProtectedMissing: at the strong level a protected path that does not exist
+// yet cannot be created either (an .envrc, an editor task, a hook in a repository without
+// a hooks folder), and nothing of the placeholders is left in the workspace after.
+func TestEscapeProtectedMissing(t *testing.T) {
+	if !slices.Contains(levels(t), Strong) {
+		// Only the strong level holds protected paths for commands; the reduced one says so.
+		if st := newSandbox(t, "").Status(context.Background()); st.Writes.Holds {
+			t.Fatalf("the %s level claims to hold protected paths: %+v", st.Level, st.Writes)
+		}
+		return
+	}
+	e := newEscapeEnv(t, Strong)
+	if err := os.Mkdir(filepath.Join(e.ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{`echo evil > .envrc`, `echo evil > .bashrc`, `mkdir -p .vscode && echo x > .vscode/tasks.json`,
+		`echo x > .vscode/tasks.json`, `mkdir -p .git/hooks; echo x > .git/hooks/pre-commit`, `echo x > .mcp.json`} {
+		denied(t, run(t, e.s, e.pol, script), "read-only", "permission denied", "not a directory", "file exists")
+	}
+	ok(t, run(t, e.s, e.pol, `echo fine > notes.txt && cat notes.txt`), "fine")
+	for _, p := range []string{".envrc", ".bashrc", ".vscode", ".git/hooks", ".mcp.json", ".idea"} {
+		if _, err := os.Lstat(filepath.Join(e.ws, p)); err == nil {
+			t.Fatalf("%s exists in the workspace after the run", p)
+		}
 	}
 }

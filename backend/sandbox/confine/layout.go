@@ -152,3 +152,58 @@ func existingProtected(pol Policy) ([]string, error) {
 	}
 	return out, nil
 }
+
+// protectedDirs are the default protected paths that are folders.
+var protectedDirs = map[string]bool{".git/hooks": true, ".vscode": true, ".idea": true, ".cursor": true, ".claude": true}
+
+// placeholder is a protected path that does not exist yet: at the strong level a
+// read-only empty file or folder is mounted there for the run (so a command cannot
+// create a hook, an .envrc or an editor task), and removed after if still empty.
+type placeholder struct {
+	path string
+	dir  bool
+}
+
+// missingProtected lists the protected paths that do not exist and whose parent folder
+// does (a real folder inside the workspace).
+func missingProtected(pol Policy) []placeholder {
+	list := pol.Protected
+	if list == nil {
+		list = DefaultProtected
+	}
+	var out []placeholder
+	for _, abs := range pol.protected() {
+		if _, err := os.Lstat(abs); err == nil {
+			continue
+		}
+		parent := filepath.Dir(abs)
+		if st, err := os.Lstat(parent); err != nil || !st.IsDir() || evalOr(parent) != parent {
+			continue
+		}
+		rel, _ := filepath.Rel(pol.Workspace, abs)
+		out = append(out, placeholder{path: abs, dir: protectedDirs[filepath.ToSlash(rel)] || strings.HasSuffix(findRel(list, rel), "/")})
+	}
+	return out
+}
+
+// findRel returns the entry of list naming rel as written (a final slash marks a folder).
+func findRel(list []string, rel string) string {
+	for _, e := range list {
+		if filepath.Clean(e) == rel {
+			return e
+		}
+	}
+	return ""
+}
+
+// removePlaceholders deletes the mount points bwrap made for missing protected paths,
+// when they are still empty.
+func removePlaceholders(ps []placeholder) {
+	for _, p := range ps {
+		st, err := os.Lstat(p.path)
+		if err != nil || st.IsDir() != p.dir || !st.IsDir() && st.Size() != 0 {
+			continue
+		}
+		_ = os.Remove(p.path) // a folder that is not empty stays
+	}
+}

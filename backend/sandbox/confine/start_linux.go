@@ -84,6 +84,7 @@ func (s *Sandbox) layoutFor(lv Level, pol Policy) (layout, error) {
 	}
 	if lv == Strong {
 		l.home, l.tmp = strongHome(), "/tmp"
+		l.placeholders = missingProtected(pol)
 		return l, nil
 	}
 	if l.scratch, err = os.MkdirTemp("", "cairn-sbx-"); err != nil {
@@ -100,6 +101,7 @@ func (s *Sandbox) layoutFor(lv Level, pol Policy) (layout, error) {
 }
 
 func (l layout) cleanup() {
+	removePlaceholders(l.placeholders)
 	for _, d := range []string{l.scratch, l.proxyDir} {
 		if d != "" {
 			_ = os.RemoveAll(d)

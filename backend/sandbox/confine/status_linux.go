@@ -25,7 +25,7 @@ func describe(pr probeResult, lv Level) Status {
 	switch lv {
 	case Strong:
 		st.Reads = Aspect{true, "only system folders (without /etc's secrets), the workspace and allowed folders are mounted; " + landlock + " as a second wall"}
-		st.Writes = Aspect{true, "only the workspace, a private /tmp and a private home; protected paths that exist (.git/hooks, .git/config, editor and MCP configs, shell start-up files) are read-only"}
+		st.Writes = Aspect{true, "only the workspace, a private /tmp and a private home; protected paths (.git/hooks, .git/config, editor and MCP configs, shell start-up files) are read-only and cannot be created"}
 		st.Network = Aspect{true, "own network namespace with no interfaces, DNS included; seccomp allows only Unix sockets"}
 		st.Processes = Aspect{true, "own pid namespace (nothing survives bwrap), no capabilities, seccomp denies ptrace, io_uring, bpf, mount and new namespaces; " + procs}
 	case Reduced:
