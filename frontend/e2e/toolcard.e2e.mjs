@@ -2,7 +2,9 @@
 // card shows it as a thumbnail loaded from the app's own origin (GetToolImage hands it over
 // as a data: URL), a click shows it whole, and the page asks no other host for anything. The
 // served Content-Security-Policy lets that data: URL and a blob: URL of it load, blocks an
-// image from another origin, and reports nothing else.
+// image from another origin, and reports nothing else. One of its resources, chosen in the
+// composer's resource menu, goes with a message as a chip and reaches the model inline
+// with its URI.
 // A model whose context window is tiny, offered every tool of server-everything, gets the
 // tool-cost notice first: the share it says is the stored one, its ways out fold every
 // MCP tool (the setting turns on) and open Settings → MCP servers.
@@ -46,7 +48,7 @@ function watchRequests(ctx, origin) {
   };
 }
 
-describe("toolcard: MCP tool images and the tool-cost notice", { timeout: SUITE_TIMEOUT_MS }, () => {
+describe("toolcard: MCP tool images, resources attached to a message and the tool-cost notice", { timeout: SUITE_TIMEOUT_MS }, () => {
   let server, fake, everything;
   before(async () => {
     [server, fake] = await Promise.all([startServer(), startFakeOpenAI()]);
@@ -140,6 +142,57 @@ describe("toolcard: MCP tool images and the tool-cost notice", { timeout: SUITE_
 
       assert.deepEqual(await violations(), [`img-src ${other}`], "the enlarged image broke the policy");
       assert.deepEqual(requests.foreign().filter((u) => u !== other), [], "the page asked another host");
+      assert.deepEqual(ctx.pageErrors, []);
+    });
+  });
+
+  test("a resource of an MCP server is attached from the composer's resource menu and reaches the model with its URI", async () => {
+    const provider = await saveProvider(server, fake, "Fake echo", "fake-echo", WIDE_WINDOW);
+    const session = await createSession(server, { providerId: provider.id, title: "Resource e2e" });
+    const list = await server.result("ListMCPResources", everything.id);
+    const doc = list.resources.find((r) => r.uri.startsWith("demo://resource/static/document/"));
+    assert.ok(doc, `no static document among ${JSON.stringify(list.resources.map((r) => r.uri))}`);
+    const [content] = await server.result("ReadMCPResource", everything.id, doc.uri);
+    const line = content.text.split("\n").map((l) => l.trim()).find(Boolean);
+    await withContext(async (ctx) => {
+      const requests = watchRequests(ctx, server.origin);
+      const page = await openApp(ctx, server, { hash: sessionHash(session.id) });
+      await waitSessionState(page, "idle");
+      const button = page.getByTestId("resource-button");
+      assert.equal(await button.getAttribute("aria-label"), msg(en.chat, "resources.button"));
+      await button.click();
+      const menu = page.getByTestId("resource-menu");
+      await menu.waitFor();
+      const search = menu.getByTestId("resource-search");
+      assert.ok(await search.evaluate((el) => el === document.activeElement), "the search field has no focus");
+      await search.fill(doc.uri);
+      const item = menu.locator(`[data-testid="resource-item"][data-uri="${doc.uri}"]`);
+      await item.waitFor();
+      assert.equal(await menu.getByTestId("resource-item").count(), 1, "the search did not narrow the list to the one URI");
+      await screenshot(page, "toolcard-05-resource-menu");
+      await item.click();
+      await menu.waitFor({ state: "detached" });
+      const draft = page.getByTestId("attach-draft");
+      await page.waitForSelector('[data-testid="attach-draft"][data-state="ready"]');
+      assert.equal(await draft.getAttribute("title"), render(msg(en.chat, "attach.source"), { server: "everything", uri: doc.uri }));
+
+      await sendWithEnter(page, "What does it say?");
+      await waitAssistantStatus(page, 0, "complete");
+      const chip = page.getByTestId("message-user").last().getByTestId("attachment-chip");
+      await chip.waitFor();
+      assert.equal(await chip.getAttribute("data-source"), doc.uri);
+      assert.ok((await chip.innerText()).includes("everything"), "the chip does not name the server");
+      await screenshot(page, "toolcard-06-resource-chip");
+
+      // The stored part keeps the source; the model read the text inline with the URI.
+      const { snap, text } = await storedAnswer(server, session.id);
+      const user = snap.messages.filter((m) => m.role === "user").pop();
+      const part = user.parts.find((p) => p.type === "attachment");
+      assert.deepEqual(part?.attachment?.source, { serverId: everything.id, server: "everything", uri: doc.uri });
+      assert.ok(text.includes(`uri="${doc.uri}"`) && text.includes('mcp_server="everything"'), `the model was not told the URI: ${text.slice(0, 400)}`);
+      assert.ok(text.includes(line), `the model did not read the resource's text (${line}): ${text.slice(0, 400)}`);
+      assert.ok(requests.urls.includes(`${server.origin}/api/AttachMCPResource`), "AttachMCPResource was not asked");
+      assert.deepEqual(requests.foreign(), [], "the page asked another host");
       assert.deepEqual(ctx.pageErrors, []);
     });
   });

@@ -51,12 +51,22 @@ export function useDraftFiles() {
     },
     [client],
   );
+  // An attachment the backend produces itself (an MCP resource it reads): a chip while
+  // it is read, then the stored attachment or its error, like an upload.
+  const attach = useCallback((name: string, pending: Promise<Attachment>) => {
+    const key = next.current++;
+    setFiles((fs) => [...fs, { key, name, size: 0 }]);
+    pending.then(
+      (attachment) => setFiles((fs) => fs.map((f) => (f.key === key ? { ...f, name: attachment.name || name, size: attachment.size, attachment } : f))),
+      (e: unknown) => setFiles((fs) => fs.map((f) => (f.key === key ? { ...f, error: toAppError(e) } : f))),
+    );
+  }, []);
   const remove = useCallback((key: number) => setFiles((fs) => fs.filter((f) => f.key !== key)), []);
   const clear = useCallback(() => setFiles([]), []);
   const uploading = files.some((f) => !f.attachment && !f.error);
   const inputs = (): AttachmentInput[] =>
-    files.map((f) => (f.attachment ? { id: f.attachment.id, name: f.name } : { name: f.name, size: f.size, error: f.error }));
-  return { files, add, remove, clear, uploading, inputs };
+    files.map((f) => (f.attachment ? { id: f.attachment.id, name: f.name, source: f.attachment.source } : { name: f.name, size: f.size, error: f.error }));
+  return { files, add, attach, remove, clear, uploading, inputs };
 }
 
 export type DraftFiles = ReturnType<typeof useDraftFiles>;
@@ -94,19 +104,42 @@ export function AttachButton({ onFiles, disabled }: { onFiles: (files: File[]) =
   );
 }
 
+/** A chip's icon: an MCP resource's plug, else the image or file it is. */
+function chipIcon(a?: Attachment): "plug" | "image" | "file" {
+  if (a?.source) return "plug";
+  return a?.kind === "image" ? "image" : "file";
+}
+
+/** Where an MCP resource came from, for a chip's title and the preview. */
+function useSourceText(): (a?: Attachment) => string | undefined {
+  const { t } = useTranslation("chat");
+  return (a) => (a?.source ? t("attach.source", { server: a.source.server, uri: a.source.uri }) : undefined);
+}
+
 /** The composer's chips: each file with its state; a refused one says why. */
 export function DraftChips({ files, onRemove }: { files: DraftFile[]; onRemove: (key: number) => void }) {
   const { t } = useTranslation("chat");
   const size = useFormatSize();
+  const sourceText = useSourceText();
   if (files.length === 0) return null;
   return (
     <ul className="attach-drafts" aria-label={t("attach.listLabel")} data-testid="attach-drafts">
       {files.map((f) => (
-        <li key={f.key} className="attach-chip" data-state={f.error ? "error" : f.attachment ? "ready" : "uploading"} data-testid="attach-draft">
-          <Icon name={f.attachment?.kind === "image" ? "image" : "file"} size={14} />
+        <li
+          key={f.key}
+          className="attach-chip"
+          data-state={f.error ? "error" : f.attachment ? "ready" : "uploading"}
+          title={sourceText(f.attachment)}
+          data-testid="attach-draft"
+        >
+          <Icon name={chipIcon(f.attachment)} size={14} />
           <span className="attach-chip__name">{f.name}</span>
           <span className="attach-chip__meta">
-            {f.error ? t("attach.notAttached") : f.attachment ? size(f.attachment.size) : t("attach.uploading")}
+            {f.error
+              ? t("attach.notAttached")
+              : f.attachment
+                ? [f.attachment.source?.server, size(f.attachment.size)].filter(Boolean).join(" · ")
+                : t("attach.uploading")}
           </span>
           <button type="button" className="icon-btn icon-btn--small" aria-label={t("attach.remove", { name: f.name })} onClick={() => onRemove(f.key)}>
             <Icon name="x" size={12} />
@@ -130,7 +163,10 @@ export function AttachmentChip({ attachment: a }: { attachment: Attachment }) {
   const { t } = useTranslation("chat");
   const size = useFormatSize();
   const [open, setOpen] = useState(false);
-  const meta = [typeLabel(a), size(a.size), a.kind === "document" && a.lines ? t("attach.lines", { count: a.lines }) : ""].filter(Boolean).join(" · ");
+  const source = useSourceText()(a);
+  const meta = [a.source?.server ?? "", typeLabel(a), size(a.size), a.kind === "document" && a.lines ? t("attach.lines", { count: a.lines }) : ""]
+    .filter(Boolean)
+    .join(" · ");
   if (a.error || !a.id) {
     return (
       <div className="attach-chip" data-state="error" data-testid="attachment-chip">
@@ -152,14 +188,16 @@ export function AttachmentChip({ attachment: a }: { attachment: Attachment }) {
         className="attach-chip attach-chip--button"
         onClick={() => setOpen(true)}
         aria-label={t("attach.open", { name: a.name, meta })}
+        title={source}
         data-testid="attachment-chip"
+        data-source={a.source?.uri}
       >
-        <Icon name={a.kind === "image" ? "image" : "file"} size={14} />
+        <Icon name={chipIcon(a)} size={14} />
         <span className="attach-chip__name">{a.name}</span>
         <span className="attach-chip__meta">{meta}</span>
         {a.kind === "document" && !a.inline ? <span className="attach-chip__badge">{t("attach.viaTools")}</span> : null}
       </button>
-      {open ? <PreviewDialog attachment={a} meta={meta} onClose={() => setOpen(false)} /> : null}
+      {open ? <PreviewDialog attachment={a} meta={source ? `${meta} — ${source}` : meta} onClose={() => setOpen(false)} /> : null}
     </>
   );
 }

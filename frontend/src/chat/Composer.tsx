@@ -5,6 +5,7 @@ import { Icon } from "../components/Icon";
 import { AttachButton, DraftChips, type DraftFiles } from "./Attachments";
 import { pastedName } from "./attachments";
 import { PromptMenu, type PromptSource } from "./PromptMenu";
+import { ResourceMenu, type ResourceSource } from "./ResourceMenu";
 
 export interface ComposerProps {
   /** An answer is running: the stop button replaces send, Esc stops. */
@@ -24,6 +25,9 @@ export interface ComposerProps {
   /** The files waiting to go with the message (useDraftFiles): the attach button, drop and
    * paste add to it. Without it the composer takes text only. */
   files?: DraftFiles;
+  /** The MCP servers' resources: the resource button lists them and attaches the chosen
+   * one (with files only). */
+  resources?: ResourceSource;
 }
 
 const MAX_HEIGHT = 240;
@@ -33,7 +37,7 @@ const MAX_HEIGHT = 240;
  * Ctrl/⌘+Enter sends and Enter adds a line); Esc stops a running answer. Enter while an
  * input method is composing (Chinese, Japanese…) never sends.
  */
-export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls, prompts, files }: ComposerProps) {
+export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placeholder, controls, prompts, files, resources }: ComposerProps) {
   const { t } = useTranslation("chat");
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
@@ -50,6 +54,10 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
   const [menuOff, setMenuOff] = useState(false);
   const slash = /^\/\S*$/.exec(text);
   const menuOpen = Boolean(prompts && slash && !menuOff && !disabled);
+
+  // The resource button toggles the resource menu; choosing one attaches it.
+  const [resourceMenu, setResourceMenu] = useState(false);
+  const resourceSource = files && resources && !disabled ? resources : undefined;
 
   const [dragging, setDragging] = useState(false);
   const hasFiles = (files?.files.length ?? 0) > 0;
@@ -130,6 +138,20 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
         </div>
       ) : null}
       {files ? <DraftChips files={files.files} onRemove={files.remove} /> : null}
+      {resourceMenu && resourceSource && files ? (
+        <ResourceMenu
+          source={resourceSource}
+          onClose={() => {
+            setResourceMenu(false);
+            ref.current?.focus();
+          }}
+          onChoose={(r) => {
+            files.attach(r.resource.title || r.resource.name || r.resource.uri, resourceSource.attach(r));
+            setResourceMenu(false);
+            ref.current?.focus();
+          }}
+        />
+      ) : null}
       {menuOpen && prompts ? (
         <PromptMenu
           source={prompts}
@@ -164,6 +186,19 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
       />
       <div className="composer__bar">
         {files ? <AttachButton onFiles={(l) => files.add(l)} disabled={disabled} /> : null}
+        {resourceSource ? (
+          <button
+            type="button"
+            className="icon-btn icon-btn--small"
+            title={t("resources.button")}
+            aria-label={t("resources.button")}
+            aria-expanded={resourceMenu}
+            onClick={() => setResourceMenu((o) => !o)}
+            data-testid="resource-button"
+          >
+            <Icon name="plug" size={16} />
+          </button>
+        ) : null}
         {controls}
         <span id="composer-hint" className="composer__hint">
           {busy ? t("composer.hintStop") : hint}

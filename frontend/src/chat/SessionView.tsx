@@ -10,6 +10,7 @@ import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { Composer } from "./Composer";
 import { useDraftFiles } from "./Attachments";
 import { mcpPromptSource } from "./promptSource";
+import { mcpResourceSource } from "./resourceSource";
 import { KbAttach } from "./KbAttach";
 import { SkillPicker } from "./SkillPicker";
 import { MessageList } from "./MessageList";
@@ -65,6 +66,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
     void run(() => client.chat.selectBranch(id, focusMessage));
   }, [loaded, focusMessage, onPath, run, client, id]);
   const prompts = useMemo(() => mcpPromptSource(client), [client]);
+  const resources = useMemo(() => mcpResourceSource(client), [client]);
   const before = useMemo(() => tablesBefore(messages ?? []), [messages]);
   const renderMessage = useCallback(
     (m: Message, i: number) => (
@@ -225,6 +227,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
           }
           prompts={prompts}
           files={files}
+          resources={resources}
         />
       </div>
 

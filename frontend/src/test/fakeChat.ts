@@ -322,7 +322,7 @@ export class FakeChat {
       for (const f of files) {
         const attachment: Attachment = f.error
           ? { name: f.name, size: f.size ?? 0, error: f.error }
-          : { ...this.uploads.get(f.id ?? "")!.attachment, name: f.name };
+          : { ...this.uploads.get(f.id ?? "")!.attachment, name: f.name, ...(f.source ? { source: f.source } : {}) };
         um.parts.push({ id: this.id("p"), messageId: um.id, index: um.parts.length, round: 0, type: "attachment", state: "done", attachment, createdAt: now, updatedAt: now });
       }
       if (replaced) um.siblingIds = [replaced, um.id];

@@ -47,6 +47,8 @@ const needsApproval = (t: McpToolInfo) => t.approval === "ask" || (t.approval ==
 export class FakeMcp {
   private n = 0;
   servers: McpServerView[] = [];
+  /** Each server's resources (ListMCPResources) with their text (AttachMCPResource). */
+  resources = new Map<string, { uri: string; name: string; title?: string; description?: string; mimeType?: string; text: string }[]>();
   /** "<serverId>/<env|header>/<name>" → value (the keyring). */
   readonly secrets = new Map<string, string>();
   readonly logs = new Map<string, McpLogLine[]>();
@@ -278,6 +280,10 @@ export class FakeMcp {
     };
     return {
       ListMCPServers: () => ({ seq: this.seq(), servers: this.servers.map((s) => this.view(s)) }),
+      ListMCPResources: (id) => ({
+        resources: (this.resources.get(this.get(id).id) ?? []).map(({ text: _text, ...r }) => r),
+        templates: [],
+      }),
       SaveMCPServer: (input) => this.save(input as McpServer),
       DeleteMCPServer: (id) => {
         const s = this.get(id);

@@ -1,4 +1,4 @@
-import type { AppError, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
+import type { AppError, Attachment, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
 import { TOOLSETS } from "./backend.generated";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
@@ -172,6 +172,14 @@ export class FakeBackend {
       ...this.chat.methods(),
       ...this.mcp.methods(),
       ...this.permissions.methods(),
+      // Like service.AttachMCPResource: the resource read into the attachment store.
+      AttachMCPResource: (id, uri, name) => {
+        const server = this.mcp.get(id);
+        const r = (this.mcp.resources.get(server.id) ?? []).find((x) => x.uri === uri);
+        if (!r) throw appErr("mcp_request_failed", { server: server.name, what: `resources/read ${String(uri)}`, message: "not found" }, "not found");
+        const up = this.chat.upload(`${String(name)}.txt`, "", btoa(r.text), true) as { attachment: Attachment };
+        return { ...up.attachment, source: { serverId: server.id, server: server.name, uri: r.uri } };
+      },
       Ready: (id) => {
         this.readyCalls.push(String(id));
         return {
