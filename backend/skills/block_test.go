@@ -104,3 +104,15 @@ func TestRankTerms(t *testing.T) {
 		t.Fatalf("rank = %v", names(got))
 	}
 }
+
+// BenchmarkBlock200: the block of 200 skills over budget, as every request of a
+// conversation with the toolset on writes it (ranking and token counts included).
+func BenchmarkBlock200(b *testing.B) {
+	var tok tokenCounter
+	skills := manySkills(200)
+	tok.count("warm up")
+	b.ResetTimer()
+	for b.Loop() {
+		Block(skills, "My tomato plants have aphids, what do I do?", DefaultBudget, tok.count)
+	}
+}
