@@ -14,6 +14,7 @@ import { transferApi } from "./transfer";
 import { websearchApi } from "./websearch";
 import { kbApi } from "./kb";
 import { skillsApi } from "./skills";
+import { sandboxApi } from "./sandbox";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -64,6 +65,8 @@ export function createClient(transport: Transport) {
     kb,
     /** Agent skills: the list, global and per-conversation switches, imports. */
     skills,
+    /** Task mode: the sandbox's status and the task sessions' workspaces. */
+    sandbox: sandboxApi(transport),
     /** Conversation exports and imports, backups (app_transfer.go). */
     transfer: transferApi(transport),
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */

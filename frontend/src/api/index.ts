@@ -20,5 +20,6 @@ export * from "./images";
 export * from "./websearch";
 export * from "./kb";
 export * from "./skills";
+export * from "./sandbox";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

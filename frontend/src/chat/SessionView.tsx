@@ -7,6 +7,7 @@ import { BypassWarning } from "../permissions/BypassWarning";
 import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
+import { TaskHeader } from "../sandbox/TaskHeader";
 import { Composer } from "./Composer";
 import { useDraftFiles } from "./Attachments";
 import { mcpPromptSource } from "./promptSource";
@@ -127,6 +128,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
               {t("session.task")}
             </span>
           )}
+          {session.kind === "task" && <TaskHeader sessionId={id} />}
           <h1 className="session__title" title={title}>
             {title}
           </h1>

@@ -12,6 +12,7 @@ import { GeneralSection } from "./GeneralSection";
 import { LocationSection } from "./LocationSection";
 import { SpecFields } from "./SettingField";
 import { WebSearchSection } from "./WebSearchSection";
+import { SandboxSection } from "../sandbox/SandboxSection";
 import { genericSpecs } from "./specs";
 import { useSettingsSections } from "./useSections";
 
@@ -55,6 +56,8 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       );
     case "web-search":
       return <WebSearchSection settings={settings} />;
+    case "sandbox":
+      return <SandboxSection settings={settings} />;
     case "location":
       return <LocationSection settings={settings} />;
     case "knowledge":

@@ -168,6 +168,12 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
             {t("approval.destructive")}
           </p>
         )}
+        {request.namespace === "sandbox" && request.askReasonCode === "hook_asks" && (
+          <p className="approval__warn" data-testid="approval-unsandboxed">
+            <Icon name="alert" size={15} />
+            {t("sandbox.approvalUnsandboxed")}
+          </p>
+        )}
         {(touches.commands ?? []).length > 0 && (
           <section>
             <h3 className="approval__label">{t("approval.command")}</h3>

@@ -1,4 +1,6 @@
 import { memo, useEffect, useId, useState } from "react";
+import { levelClass } from "../sandbox/SandboxStatus";
+import { resultLevel } from "../api/sandbox";
 import { useTranslation } from "react-i18next";
 import { toAppError, useToolsets, type AppError, type ApprovalRequest } from "../api";
 import { ErrorView, useErrorText } from "../components/ErrorView";
@@ -108,6 +110,15 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
           state={state}
           phase={approvalStatus === "interrupted" && state !== "done" && state !== "error" ? "interrupted" : preparing ? "preparing" : !call?.startedAt ? "queued" : null}
         />
+        {namespace === "sandbox" && resultLevel(end?.display) && (
+          <span
+            className={`badge tool-card__level ${levelClass(resultLevel(end?.display)!)}`}
+            data-testid="tool-card-level"
+            data-level={resultLevel(end?.display)}
+          >
+            {t(resultLevel(end?.display) === "none" ? "sandbox.ranUnsandboxed" : `sandbox.level.${resultLevel(end?.display)}`)}
+          </span>
+        )}
         {progress?.message && <span className="tool-card__progress-text">{visibleString(progress.message)}</span>}
         <span className="spacer" />
         {duration !== undefined && <span className="tool-card__duration">{formatDuration(duration)}</span>}
