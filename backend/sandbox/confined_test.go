@@ -10,14 +10,6 @@ import (
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
-// TestMain lets the test binary be the sandbox helper, as the Cairn binary is.
-func TestMain(m *testing.M) {
-	if code, ok := confine.Entry(os.Args); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
-
 // TestToolsUnderTheRealSandbox runs the tools through the machine's sandbox at every
 // level it gives: the file tools' ops in the re-executed helper, commands confined, and
 // each result says the level; a file beside the workspace is out of reach of both. Where
