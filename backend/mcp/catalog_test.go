@@ -304,3 +304,50 @@ func TestManyServersSomeDead(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceRoot: a server offered roots also gets the calling task session's
+// workspace as a root, beside its configured one; a call from a session with another
+// workspace replaces it (roots/list_changed, which server-everything re-lists on), and a
+// call from a session without one keeps the last.
+func TestWorkspaceRoot(t *testing.T) {
+	root, wsA, wsB := t.TempDir(), t.TempDir(), t.TempDir()
+	spaces := map[string]string{"task-a": wsA, "task-b": wsB}
+	h := newHarness(t, func(c *Config) {
+		c.Workspace = func(_ context.Context, id string) (string, error) { return spaces[id], nil }
+	})
+	s := everything(t, "rooted")
+	s.Roots = []string{root}
+	v := h.save(s)
+	h.wait(v.ID, 30*time.Second, "roots tool", hasTool("get-roots-list"))
+	roots := func(session string) string {
+		t.Helper()
+		ctx := tools.WithCall(ctxT(t, 30*time.Second), tools.Call{ID: "c-" + session, SessionID: session, Name: "get-roots-list"})
+		res, err := h.m.CallTool(ctx, v.ID, "get-roots-list", json.RawMessage(`{}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content
+	}
+	// The server re-reads the list after list_changed; its answer follows it shortly.
+	eventually := func(session string, has, hasNot []string) {
+		t.Helper()
+		var got string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			got = roots(session)
+			if !slices.ContainsFunc(has, func(d string) bool { return !strings.Contains(got, d) }) &&
+				!slices.ContainsFunc(hasNot, func(d string) bool { return strings.Contains(got, d) }) {
+				return
+			}
+		}
+		t.Fatalf("session %s: roots %s, want %v and not %v", session, got, has, hasNot)
+	}
+	eventually("task-a", []string{root, wsA}, []string{wsB})
+	eventually("task-b", []string{root, wsB}, []string{wsA})
+	eventually("chat", []string{root, wsB}, []string{wsA})
+
+	plain := h.save(everything(t, "plain"))
+	h.wait(plain.ID, 30*time.Second, "list_changed", hasTool("simulate-research-query"))
+	if hasTool("get-roots-list")(h.wait(plain.ID, time.Second, "view", ready)) {
+		t.Fatal("a server without configured roots was offered the roots capability")
+	}
+}

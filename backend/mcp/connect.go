@@ -50,6 +50,10 @@ type conn struct {
 	extra     func()        // builtin: closes the server side
 	info      ServerInfo
 	instr     string
+	client    *mcp.Client // the go-sdk client: roots are added and removed on it
+
+	rootsMu   sync.Mutex
+	workspace string // the session workspace offered as a root beside the configured ones
 }
 
 func (c *conn) close() {
@@ -152,16 +156,22 @@ func (m *Manager) dialOnce(ctx context.Context, s *server, rc resolved, probe bo
 	if probe {
 		opts.ProtocolVersion = "" // go-sdk's newest: server/discover, then initialize
 	}
+	var c *conn
+	var err error
 	switch rc.Transport {
 	case TransportStdio:
-		return m.dialStdio(ctx, s, client, opts, rc)
+		c, err = m.dialStdio(ctx, s, client, opts, rc)
 	case TransportHTTP, TransportSSE:
-		return m.dialHTTP(ctx, s, client, opts, rc)
+		c, err = m.dialHTTP(ctx, s, client, opts, rc)
 	case TransportBuiltin:
-		return m.dialBuiltin(ctx, s, client, opts)
+		c, err = m.dialBuiltin(ctx, s, client, opts)
 	default:
 		return nil, invalid(fmt.Sprintf("unknown transport %q", rc.Transport))
 	}
+	if c != nil {
+		c.client = client // its roots change with the calling session's workspace
+	}
+	return c, err
 }
 
 // newClient builds the go-sdk client of one connection. Capabilities are deliberate: none

@@ -106,6 +106,10 @@ type Config struct {
 	// Elicit answers servers' elicitation/create requests; nil means Cairn advertises no
 	// elicitation capability, so servers do not ask.
 	Elicit ElicitFunc
+	// Workspace is a task session's workspace folder ("" for a session without one); the
+	// workspace of the session that calls a tool is offered as a root to servers that are
+	// offered roots. Nil offers none.
+	Workspace func(ctx context.Context, sessionID string) (string, error)
 	// Redact cleans every line of a server's log (its stderr, its log notifications, what
 	// Cairn notes) before it is kept, written to the log file or published; nil keeps them.
 	Redact func(string) string
@@ -123,6 +127,7 @@ type Manager struct {
 	oauth   func(Server) auth.OAuthHandler
 	signIn  SignIn
 	elicit  ElicitFunc
+	space   func(ctx context.Context, sessionID string) (string, error)
 	redact  func(string) string
 	http    http.RoundTripper
 	pids    *proc.Registry
@@ -171,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
-		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, redact: cfg.Redact, http: tr, ctx: bctx, cancel: cancel,
+		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, space: cfg.Workspace, redact: cfg.Redact, http: tr, ctx: bctx, cancel: cancel,
 		progress: newProgressRouter(), prefs: cfg.Prefs,
 		reg: cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
 	}

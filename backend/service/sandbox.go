@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/tools"
@@ -26,6 +27,19 @@ func (w sandboxWorkspaces) Workspace(ctx context.Context, sessionID string) (str
 		return "", nil
 	}
 	return svc.Workspaces().Workspace(ctx, sessionID)
+}
+
+// existing is the session's workspace for MCP roots: only a folder that exists (a made
+// one appears on the task tools' first use), else "".
+func (w sandboxWorkspaces) existing(ctx context.Context, sessionID string) (string, error) {
+	p, err := w.Workspace(ctx, sessionID)
+	if err != nil || p == "" {
+		return "", err
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return "", nil
+	}
+	return p, nil
 }
 
 // unconfinedAsks makes every call of the task tools that can change things ask while they run without a sandbox

@@ -185,7 +185,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// asking get "cancel", and no connection closes with a question in flight.
 	s.Elicit = elicit.New(bus, log)
 	s.MCP, err = mcp.New(ctx, mcp.Config{DB: db, Bus: bus, Secrets: s.Secrets, SignIn: s.OAuth, DataDir: dir, Log: log, Redact: red.String,
-		Prefs: s.ToolPrefs, Elicit: askUser(s.Elicit)})
+		Prefs: s.ToolPrefs, Elicit: askUser(s.Elicit), Workspace: sandboxWorkspaces{s}.existing})
 	if err != nil {
 		s.Close()
 		return nil, err

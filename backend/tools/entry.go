@@ -236,3 +236,7 @@ func CallFromContext(ctx context.Context) (Call, bool) {
 func withCall(ctx context.Context, c Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
+
+// WithCall is ctx carrying c, as the pipeline hands it to a tool's Execute: for code that
+// runs a tool's work outside the pipeline (tests) and must look like that call.
+func WithCall(ctx context.Context, c Call) context.Context { return withCall(ctx, c) }
