@@ -21,6 +21,12 @@ type App struct {
 	// chooseSavePath asks the user where to save a file (the desktop window's native
 	// dialog; "" when cancelled). Nil in `cairn serve`, where the browser saves downloads.
 	chooseSavePath func(defaultName string) (string, error)
+	// chooseFolder asks the user for a folder (the desktop window's native dialog; ""
+	// when cancelled). Nil in `cairn serve`, where the window types the path.
+	chooseFolder func(title string) (string, error)
+	// openFile opens a file with the desktop's default application (sysopen.Open). Nil
+	// in `cairn serve`: the browser may be on another machine than the file.
+	openFile func(path string) error
 	// onReady runs on every Ready call (the desktop window tidies up after its start).
 	onReady func()
 }

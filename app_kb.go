@@ -263,3 +263,51 @@ func (a *App) AddKBUploadPart(id, name, uploadID, dataBase64 string, last bool) 
 	}
 	return s.UploadPart(a.ctx, id, name, uploadID, data, last)
 }
+
+// GetKBFileView is a file's text for the viewer a search hit opens: its chunks in order
+// with the overlap between them left out.
+func (a *App) GetKBFileView(fileID string) (kb.FileView, error) {
+	s, err := a.kbs()
+	if err != nil {
+		return kb.FileView{}, err
+	}
+	return s.FileView(a.ctx, fileID)
+}
+
+// OpenKBFile opens a file added from disk with the desktop's default application (a
+// program or script: its folder). Only the desktop window does, where the user sits at
+// the machine that holds the file.
+func (a *App) OpenKBFile(fileID string) error {
+	s, err := a.kbs()
+	if err != nil {
+		return err
+	}
+	v, err := s.FileView(a.ctx, fileID)
+	if err != nil {
+		return err
+	}
+	name := v.File.Name
+	switch {
+	case !v.OnDisk:
+		return apperr.New(apperr.KBOpenFailed, "open %s: not a file on disk", name).WithParam("name", name).WithParam("message", "it was added as text or an upload")
+	case a.openFile == nil:
+		return apperr.New(apperr.KBOpenFailed, "open %s: no desktop here", name).WithParam("name", name).WithParam("message", "only the desktop window opens files")
+	}
+	if err := a.openFile(v.File.Source); err != nil {
+		return apperr.Wrap(err, apperr.KBOpenFailed, "open %s", name).WithParam("name", name).WithParam("message", errMessage(err))
+	}
+	return nil
+}
+
+// ChooseKBFolder asks for a folder to add with the desktop's native dialog: its path, ""
+// when cancelled. `cairn serve` has none (kb_no_folder_dialog): the window types the path.
+func (a *App) ChooseKBFolder(title string) (string, error) {
+	if a.chooseFolder == nil {
+		return "", apperr.New(apperr.KBNoFolderDialog, "no folder dialog here")
+	}
+	path, err := a.chooseFolder(title)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.KBNoFolderDialog, "folder dialog")
+	}
+	return path, nil
+}

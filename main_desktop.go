@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-app/cairn/backend/server"
 	"github.com/cairn-app/cairn/backend/service"
 	"github.com/cairn-app/cairn/backend/sessionbus"
+	"github.com/cairn-app/cairn/backend/sysopen"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -85,6 +86,14 @@ func runDesktop(ctx context.Context, env *cli.Env) int {
 		}
 		return runtime.SaveFileDialog(*wctx, runtime.SaveDialogOptions{DefaultFilename: name, CanCreateDirectories: true})
 	}
+	app.chooseFolder = func(title string) (string, error) {
+		wctx := window.Load()
+		if wctx == nil {
+			return "", errors.New("the window is not up yet")
+		}
+		return runtime.OpenDirectoryDialog(*wctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: false})
+	}
+	app.openFile = func(path string) error { return sysopen.Open(ctx, path) }
 	// index.html carries the settings snapshot and the window's strings, as in `serve`, and
 	// every answer the same Content-Security-Policy: nothing in an answer can make the
 	// window fetch from another host.

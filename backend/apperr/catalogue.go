@@ -167,6 +167,8 @@ const (
 	KBIngestCancelled Code = "kb_ingest_cancelled"
 	KBEmbeddingFailed Code = "kb_embedding_failed"
 	KBEmbeddingDims   Code = "kb_embedding_dims"
+	KBOpenFailed      Code = "kb_open_failed"
+	KBNoFolderDialog  Code = "kb_no_folder_dialog"
 
 	// Knowledge base lifecycle: folders, reranking, uploads.
 	KBFolderNotFound Code = "kb_folder_not_found"
@@ -389,6 +391,8 @@ var catalogue = map[Code]def{
 	KBIngestCancelled: {action: retry},
 	KBEmbeddingFailed: {action: retry},
 	KBEmbeddingDims:   {},
+	KBOpenFailed:      {},
+	KBNoFolderDialog:  {},
 
 	KBFolderNotFound: {},
 	KBRerankFailed:   {action: retry},

@@ -2,7 +2,8 @@
 // on the OpenAI embeddings wire (loopback only), add a document through the file picker,
 // watch it become ready, search it, attach it to a conversation from the composer, and a
 // model (fakeopenai's "call" scenario) that calls kb_search gets the attached base: its
-// card names the base and the passage's file. A model that answers with its system prompt
+// card names the base and the passage's file, and its hit opens the guide in a viewer with
+// the passage marked. A model that answers with its system prompt
 // (the "system" scenario) shows the kb instruction naming the attached base only.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -111,6 +112,20 @@ describe("knowledge: create, add, search, attach, and the kb_search card", { tim
       await cardHit.locator("summary").click();
       assert.match(await cardHit.innerText(), /Aphids are controlled/);
       await screenshot(page, "knowledge-03-card");
+
+      // The hit opens in its file: a dialog with the guide's text, the passage marked.
+      await cardHit.getByTestId("kb-card-open").click();
+      const viewer = page.getByRole("dialog", { name: "guide.md" });
+      await viewer.waitFor();
+      const marked = viewer.getByTestId("kb-viewer-hit");
+      await marked.waitFor();
+      assert.match(await marked.innerText(), /Aphids are controlled with soapy water/);
+      assert.equal(await marked.locator("mark").first().innerText(), "Aphids");
+      assert.match(await viewer.getByTestId("kb-viewer-text").innerText(), /Tomatoes need full sun/);
+      assert.equal(await viewer.getByTestId("kb-viewer-open").count(), 0, "a browser window offers no Open file");
+      await screenshot(page, "knowledge-04-viewer");
+      await page.keyboard.press("Escape");
+      await viewer.waitFor({ state: "detached" });
       assert.deepEqual(ctx.pageErrors, []);
     });
   });

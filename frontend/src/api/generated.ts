@@ -47,6 +47,11 @@ export interface Facade {
   /** CancelRestore drops a staged restore. */
   CancelRestore(): Promise<void>;
   /**
+   * ChooseKBFolder asks for a folder to add with the desktop's native dialog: its path, ""
+   * when cancelled. `cairn serve` has none (kb_no_folder_dialog): the window types the path.
+   */
+  ChooseKBFolder(title: string): Promise<string>;
+  /**
    * CreateBackup writes a backup of the whole data directory for the window to save: a
    * consistent database snapshot, the files, and the keys only with opt.WithKeys (then
    * sealed with opt.Passphrase). Restoring needs no running Cairn: `cairn restore FILE`.
@@ -116,6 +121,11 @@ export interface Facade {
   GetAttachmentPreview(id: string): Promise<FilesPreview>;
   /** GetBackendOwner says which process owns the data directory, its windows counted now. */
   GetBackendOwner(): Promise<BackendOwner>;
+  /**
+   * GetKBFileView is a file's text for the viewer a search hit opens: its chunks in order
+   * with the overlap between them left out.
+   */
+  GetKBFileView(fileID: string): Promise<KbFileView>;
   /** GetMCPLogs returns a server's recent log lines (stderr and Cairn's notes). */
   GetMCPLogs(id: string): Promise<MCPLogLine[]>;
   /** GetMCPPrompt fills a prompt with its arguments and returns its messages. */
@@ -227,6 +237,12 @@ export interface Facade {
    * and the Tools panel's icons read it; the list is fixed for the life of the process.
    */
   ListToolsets(): Promise<CapabilityToolset[]>;
+  /**
+   * OpenKBFile opens a file added from disk with the desktop's default application (a
+   * program or script: its folder). Only the desktop window does, where the user sits at
+   * the machine that holds the file.
+   */
+  OpenKBFile(fileID: string): Promise<void>;
   /** PauseKB pauses a knowledge base's ingest (one file when fileID is set). */
   PauseKB(id: string, fileID: string): Promise<void>;
   /** PinSession keeps a conversation on top of the list, or lets it go back in order. */
@@ -1212,6 +1228,18 @@ export interface KbFile {
 }
 
 /**
+ * FileView is a file's text for the viewer a search hit opens: the file, its passages in
+ * order, whether more chunks were left out, and whether the file is on disk (added by
+ * path), so the window can offer to open it.
+ */
+export interface KbFileView {
+  file: KbFile;
+  passages: KbPassage[];
+  truncated?: boolean;
+  onDisk?: boolean;
+}
+
+/**
  * Folder is a folder added to a KB; with Sync on, its added, changed and removed files
  * are picked up while Cairn runs.
  */
@@ -1273,6 +1301,22 @@ export interface KbKB {
   updatedAt: number;
   /** Reembed is how far a re-embed is (set by the service, not stored). */
   reembed?: KbReembedProgress;
+}
+
+/**
+ * Passage is one chunk of a file as the viewer shows it: its text without the part it
+ * repeats of the chunk before (the chunking overlap), so the passages read as the
+ * document.
+ */
+export interface KbPassage {
+  chunkId: number;
+  index: number;
+  heading?: string;
+  text: string;
+  pageStart?: number;
+  pageEnd?: number;
+  lineStart?: number;
+  lineEnd?: number;
 }
 
 /** Progress is the payload of a file's progress event on topic kb:<id>. */

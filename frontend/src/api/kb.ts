@@ -11,6 +11,8 @@ export type KbFileState = wire.KbState;
 export type KbProgress = wire.KbProgress;
 export type KbReembedProgress = wire.KbReembedProgress;
 export type KbSessionKBs = wire.KbSessionKBs;
+export type KbFileView = wire.KbFileView;
+export type KbPassage = wire.KbPassage;
 
 /**
  * kb_search's display (backend/kb.SearchDisplay, a tool result rather than a facade type):
@@ -82,6 +84,15 @@ export function kbApi(t: Transport) {
     resume: (id: string, fileId = "") => t.call<void>("ResumeKB", id, fileId),
     reindex: (id: string) => t.call<void>("ReindexKB", id),
     search: async (query: string, kbs: string[], topK = 10): Promise<KbHit[]> => (await t.call<KbHit[] | null>("SearchKB", { query, kbs, topK })) ?? [],
+    /** A file's passages in order, for the viewer a hit opens. */
+    fileView: async (fileId: string): Promise<KbFileView> => {
+      const v = await t.call<KbFileView>("GetKBFileView", fileId);
+      return { ...v, passages: v.passages ?? [] };
+    },
+    /** Opens a file added from disk with the desktop's default application (desktop only). */
+    openFile: (fileId: string) => t.call<void>("OpenKBFile", fileId),
+    /** The desktop's native folder dialog: a path, "" when cancelled (kb_no_folder_dialog elsewhere). */
+    chooseFolder: (title: string) => t.call<string>("ChooseKBFolder", title),
     sessionKBs: async (sessionId: string): Promise<string[]> => (await t.call<string[] | null>("GetSessionKBs", sessionId)) ?? [],
     setSessionKBs: async (sessionId: string, ids: string[]): Promise<string[]> => (await t.call<string[] | null>("SetSessionKBs", sessionId, ids)) ?? [],
   };

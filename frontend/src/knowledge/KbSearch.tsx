@@ -6,6 +6,7 @@ import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
 import { Visible } from "../tools/visible";
 import { Highlighted } from "./Highlighted";
+import { KbViewer, type ViewedHit } from "./KbViewer";
 
 /** A search box that runs a query on this base and shows the ranked chunks with their source. */
 export function KbSearch({ kb }: { kb: KnowledgeBase }) {
@@ -37,6 +38,8 @@ export function KbSearch({ kb }: { kb: KnowledgeBase }) {
 
 function KbHits({ query, hits }: { query: string; hits: KbHit[] }) {
   const { t } = useTranslation("settings");
+  const { t: tc } = useTranslation("chat");
+  const [viewing, setViewing] = useState<ViewedHit | null>(null);
   if (hits.length === 0) return <p role="status">{t("knowledgeBases.search.none")}</p>;
   return (
     <div role="status" data-testid="kb-search-results">
@@ -67,10 +70,14 @@ function KbHits({ query, hits }: { query: string; hits: KbHit[] }) {
               <p className="kb__hit-snippet">
                 <Highlighted text={h.snippet} query={query} />
               </p>
+              <button type="button" className="btn btn--small btn--quiet" aria-label={tc("kb.openInFileLabel", { file: h.file })} onClick={() => setViewing(h)} data-testid="kb-hit-open">
+                {tc("kb.openInFile")}
+              </button>
             </li>
           );
         })}
       </ol>
+      {viewing && <KbViewer hit={viewing} query={query} onClose={() => setViewing(null)} />}
     </div>
   );
 }

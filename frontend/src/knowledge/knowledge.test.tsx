@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { KbFile, KbHit, KnowledgeBase, Part } from "../api";
+import type { KbFile, KbHit, KnowledgeBase, Part, ReadyInfo } from "../api";
 import { applyKbProgress, fileToBase64, hitPosition } from "../api";
 import { FakeTransport } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
@@ -167,6 +167,91 @@ describe("kb_search tool card", () => {
     fireEvent.click(h.querySelector("summary")!);
     expect(details.open).toBe(true);
     expect(h.querySelector("mark")?.textContent).toBe("Aphids");
+  });
+});
+
+/** What Ready says in the desktop window. */
+const desktopReady = () => Promise.resolve({ desktop: true } as unknown as ReadyInfo);
+
+describe("a hit shown in its file", () => {
+  const view = (onDisk: boolean) => ({
+    file: file("f1", "guide.pdf", onDisk ? { source: "/home/me/guide.pdf" } : {}),
+    onDisk,
+    passages: [
+      { chunkId: 6, index: 2, heading: "Garden", text: "Garden\n\nTomatoes need sun." },
+      { chunkId: 7, index: 3, heading: "Pests", text: "Pests\n\nAphids are controlled with soapy water." },
+      { chunkId: 8, index: 4, heading: "Pests", text: "Ladybirds eat them too." },
+    ],
+  });
+  const parts = (display: unknown): Part[] => [
+    { id: "a", messageId: "m", index: 0, round: 0, type: "tool-call", state: "done", createdAt: 1, updatedAt: 1, tool: { callId: "c", name: "kb_search", namespace: "kb", arguments: '{"query":"aphids"}' } },
+    { id: "b", messageId: "m", index: 1, round: 0, type: "tool-result", state: "done", createdAt: 1, updatedAt: 1, tool: { callId: "c", name: "kb_search", content: "[1] …", display, durationMs: 5 } },
+  ];
+
+  it("opens from the card as a dialog with the file's text, the passage marked and scrolled to, and closes with Escape", async () => {
+    const user = userEvent.setup();
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    const t = new FakeTransport({ GetKBFileView: () => view(true) });
+    const item = groupParts(parts({ query: "aphids", kbs: ["manuals"], hits: [hit] }))[0] as ToolItem;
+    renderWithClient(<ToolCard item={item} live={false} />, { transport: t, ready: null });
+    fireEvent.click(within(screen.getByTestId("tool-card")).getByRole("button", { expanded: false }));
+    const open = screen.getByTestId("kb-card-open");
+    await user.click(open);
+    const dialog = await screen.findByRole("dialog", { name: "guide.pdf" });
+    expect(t.calls.find((c) => c.method === "GetKBFileView")?.args).toEqual(["f1"]);
+    const marked = await within(dialog).findByTestId("kb-viewer-hit");
+    expect(marked).toHaveTextContent("Aphids are controlled with soapy water.");
+    expect(marked.querySelector("mark")?.textContent).toBe("Aphids");
+    expect(within(dialog).getByTestId("kb-viewer-text")).toHaveTextContent(/Tomatoes need sun\..*Aphids.*Ladybirds eat them too\./);
+    expect(scrolled).toHaveBeenCalled();
+    expect(within(dialog).queryByTestId("kb-viewer-open")).toBeNull(); // not the desktop window
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(open).toHaveFocus();
+  });
+
+  it("offers Open file for a file on disk in the desktop window, in Chinese too", async () => {
+    const user = userEvent.setup();
+    Element.prototype.scrollIntoView = vi.fn();
+    const t = new FakeTransport({ GetKBFileView: () => view(true), OpenKBFile: () => undefined });
+    const item = groupParts(parts({ query: "aphids", kbs: ["manuals"], hits: [hit] }))[0] as ToolItem;
+    renderWithClient(<ToolCard item={item} live={false} />, { transport: t, lng: "zh-CN", ready: desktopReady() });
+    fireEvent.click(within(screen.getByTestId("tool-card")).getByRole("button", { expanded: false }));
+    await user.click(screen.getByRole("button", { name: "查看 guide.pdf 并标出此段落" }));
+    const dialog = await screen.findByRole("dialog", { name: "guide.pdf" });
+    await user.click(await within(dialog).findByRole("button", { name: "打开文件" }));
+    await waitFor(() => expect(t.calls.find((c) => c.method === "OpenKBFile")?.args).toEqual(["f1"]));
+  });
+
+  it("has no Open file for pasted text, and opens from the Knowledge page's hits", async () => {
+    const user = userEvent.setup();
+    Element.prototype.scrollIntoView = vi.fn();
+    const { t } = backend([file("f1", "guide.pdf")]);
+    t.impl.GetKBFileView = () => view(false);
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: desktopReady() });
+    await user.type(await screen.findByTestId("kb-search-input"), "aphids");
+    await user.click(screen.getByTestId("kb-search-run"));
+    await user.click(await screen.findByTestId("kb-hit-open"));
+    const dialog = await screen.findByRole("dialog", { name: "guide.pdf" });
+    await within(dialog).findByTestId("kb-viewer-hit");
+    expect(within(dialog).queryByTestId("kb-viewer-open")).toBeNull();
+  });
+});
+
+describe("choosing a folder", () => {
+  it("fills the path from the desktop's folder dialog; a browser has no Choose button", async () => {
+    const user = userEvent.setup();
+    const t = new FakeTransport({ ListKBs: () => [kb("k1", "manuals")], ListKBFiles: () => [], ListKBFolders: () => [], ChooseKBFolder: () => "/home/me/papers" });
+    renderWithClient(<KnowledgeSection />, { transport: t, ready: desktopReady() });
+    await user.click(await screen.findByTestId("kb-folder-choose"));
+    await waitFor(() => expect(screen.getByTestId("kb-folder-path")).toHaveValue("/home/me/papers"));
+    expect(t.calls.find((c) => c.method === "ChooseKBFolder")?.args).toEqual(["Choose a folder to add"]);
+
+    const b = new FakeTransport({ ListKBs: () => [kb("k1", "manuals")], ListKBFiles: () => [], ListKBFolders: () => [] });
+    const other = renderWithClient(<KnowledgeSection />, { transport: b, ready: null });
+    await within(other.container).findByTestId("kb-folder-path");
+    expect(within(other.container).queryByTestId("kb-folder-choose")).toBeNull();
   });
 });
 

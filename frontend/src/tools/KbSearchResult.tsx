@@ -1,15 +1,19 @@
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { hitPosition, type KbSearchDisplay } from "../api";
 import { Highlighted } from "../knowledge/Highlighted";
+import { KbViewer, type ViewedHit } from "../knowledge/KbViewer";
 import { Visible } from "./visible";
 
 /**
  * kb_search's result on its tool card: the knowledge bases searched (and whether they are
  * the conversation's attached ones), then each passage's source file, page or lines and
- * section, its snippet behind a disclosure.
+ * section, its snippet behind a disclosure, and a button that shows the passage where it
+ * stands in its file (KbViewer).
  */
 export function KbSearchResult({ display }: { display: KbSearchDisplay }) {
   const { t } = useTranslation("chat");
+  const [viewing, setViewing] = useState<ViewedHit | null>(null);
   const kbs = display.kbs.join(", ");
   return (
     <div className="tool-card__section" data-testid="kb-search-result">
@@ -52,12 +56,16 @@ export function KbSearchResult({ display }: { display: KbSearchDisplay }) {
                       <Highlighted text={h.snippet} query={display.query} />
                     </p>
                   </details>
+                  <button type="button" className="btn btn--small btn--quiet" aria-label={t("kb.openInFileLabel", { file: h.file })} onClick={() => setViewing(h)} data-testid="kb-card-open">
+                    {t("kb.openInFile")}
+                  </button>
                 </li>
               );
             })}
           </ol>
         </>
       )}
+      {viewing && <KbViewer hit={viewing} query={display.query} onClose={() => setViewing(null)} />}
     </div>
   );
 }
