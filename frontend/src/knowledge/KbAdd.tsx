@@ -6,6 +6,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
+import { useAppInfo } from "../shell/appInfo";
 import { Visible } from "../tools/visible";
 
 /** A file to send with the name it is added under (a folder's files keep their path). */
@@ -166,9 +167,19 @@ export function KbFolders({ kb, folders }: { kb: KnowledgeBase; folders: KbFolde
   );
 }
 
+/**
+ * The form that adds a folder by path. The desktop window has a native folder dialog
+ * (ChooseKBFolder) behind a Choose button that fills the path; a browser (`cairn serve`)
+ * cannot give a folder's path, so there the path is typed.
+ */
 function AddFolder({ kb }: { kb: KnowledgeBase }) {
   const { t } = useTranslation("settings");
   const client = useClient();
+  const desktop = useAppInfo().info?.desktop === true;
+  const choose = useAction(async () => {
+    const picked = await client.kb.chooseFolder(t("knowledgeBases.folders.chooseTitle"));
+    if (picked) setPath(picked);
+  });
   const pathId = useId();
   const ignoreId = useId();
   const [path, setPath] = useState("");
@@ -189,8 +200,16 @@ function AddFolder({ kb }: { kb: KnowledgeBase }) {
   return (
     <form className="form-grid kb__add-folder" onSubmit={submit} aria-busy={add.busy} data-testid="kb-add-folder">
       <Field id={pathId} label={t("knowledgeBases.folders.path")} help={t("knowledgeBases.folders.pathHelp")}>
-        <input id={pathId} className="input" value={path} onChange={(e) => setPath(e.target.value)} data-testid="kb-folder-path" />
+        <div className="kb__folder-path">
+          <input id={pathId} className="input" value={path} onChange={(e) => setPath(e.target.value)} data-testid="kb-folder-path" />
+          {desktop && (
+            <button type="button" className="btn btn--small" disabled={choose.busy} onClick={() => void choose.run()} data-testid="kb-folder-choose">
+              {t("knowledgeBases.folders.choose")}
+            </button>
+          )}
+        </div>
       </Field>
+      {choose.error && <ErrorView error={choose.error} compact />}
       <Field id={ignoreId} label={t("knowledgeBases.folders.ignore")} help={t("knowledgeBases.folders.ignoreHelp")}>
         <input id={ignoreId} className="input" value={ignore} onChange={(e) => setIgnore(e.target.value)} />
       </Field>
