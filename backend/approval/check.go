@@ -120,6 +120,9 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 		return tools.Decision{}, err
 	}
 	v := permission.Evaluate(in)
+	if v.Behavior == permission.Ask && v.Classify {
+		v = s.classify(ctx, sessionID, req, in)
+	}
 	if v.Behavior != permission.Ask {
 		r := Request{SessionID: sessionID, CallID: req.Call.ID, Tool: t.Name, Args: req.Args, Touches: in.Targets, Mode: in.Mode}
 		decision := AuditAutoAllow
@@ -128,6 +131,9 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 		}
 		if err := writeAudit(ctx, s.db, auditFor(r, decision, v.Behavior, v.Source, verdictReason(v), v.RuleID)); err != nil {
 			s.log.Warn("approval: audit", "err", err)
+		}
+		if v.Source == permission.SourceClassifier {
+			s.showClassified(req, r, v)
 		}
 		return tools.Decision{Behavior: tools.Behavior(v.Behavior), Source: v.Source, Reason: v.Reason}, nil
 	}

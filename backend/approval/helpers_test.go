@@ -129,9 +129,15 @@ type env struct {
 	write    *counting // test_write: not read-only, serial
 	par      *counting // test_par_a / test_par_b: not read-only, concurrency-safe
 	bash     *counting // sandbox_bash
+	// auto: the classifier and the workspace of auto-mode tests (newAutoEnv).
+	classifier approval.Classifier
+	workspace  string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { t.Helper(); return newEnvWith(t, nil, "") }
+
+// newEnvWith is newEnv with a classifier and a workspace for every session.
+func newEnvWith(t *testing.T, c approval.Classifier, workspace string) *env {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), store.FileName)
@@ -143,7 +149,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, ctx: ctx, path: path, db: db, bus: events.NewBus(),
 		settings: &fakeSettings{m: map[string]string{approval.SettingDefaultMode: "default"}},
 		servers:  &fakeServers{m: map[string]string{}}, places: &fakePlaces{m: map[string]approval.ServerPlaces{}},
-		write: &counting{}, par: &counting{}, bash: &counting{}}
+		write: &counting{}, par: &counting{}, bash: &counting{}, classifier: c, workspace: workspace}
 	for _, id := range []string{"s1", "s2"} {
 		e.session(id)
 	}
@@ -165,8 +171,12 @@ func newEnv(t *testing.T) *env {
 // open starts an authority on a database (a second one simulates another process).
 func (e *env) open(db *store.DB, bus *events.Bus) *approval.Service {
 	e.t.Helper()
-	svc, err := approval.New(e.ctx, approval.Config{DB: db, Bus: bus, Settings: e.settings, Servers: e.servers, Tools: e.reg, Places: e.places,
-		PollInterval: 20 * time.Millisecond, Home: e.t.TempDir()})
+	cfg := approval.Config{DB: db, Bus: bus, Settings: e.settings, Servers: e.servers, Tools: e.reg, Places: e.places,
+		PollInterval: 20 * time.Millisecond, Home: e.t.TempDir(), Classifier: e.classifier}
+	if e.workspace != "" {
+		cfg.Workspaces = fixedWorkspace(e.workspace)
+	}
+	svc, err := approval.New(e.ctx, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -286,3 +296,8 @@ func (e *env) status(id string) approval.Status {
 	}
 	return r.Status
 }
+
+// fixedWorkspace gives every session the same workspace.
+type fixedWorkspace string
+
+func (w fixedWorkspace) Workspace(context.Context, string) (string, error) { return string(w), nil }

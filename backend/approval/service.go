@@ -41,6 +41,7 @@ type Service struct {
 	servers    Servers
 	places     Places
 	tools      ToolLookup
+	classifier Classifier
 
 	mu      sync.Mutex
 	closed  bool
@@ -59,7 +60,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
 		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
 		waiters: map[string]chan Request{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
-		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools,
+		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools, classifier: cfg.Classifier,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))

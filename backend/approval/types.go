@@ -197,6 +197,8 @@ type Config struct {
 	Servers    Servers
 	Places     Places
 	Tools      ToolLookup
+	// Classifier decides auto mode's calls that would ask; without it they ask the user.
+	Classifier Classifier
 	Log        *slog.Logger
 	// PollInterval is how often a waiting call looks at its row for a decision made by
 	// another process on the same database (default 1 s).
@@ -210,3 +212,20 @@ type Config struct {
 
 // SettingDefaultMode is the setting that holds the default permission mode.
 const SettingDefaultMode = "permissions.defaultMode"
+
+// Classifier judges, in auto mode, a call that would ask (permission.Verdict.Classify).
+// It answers an allow or an ask verdict with source classifier and never fails: an
+// answer that is late, malformed or missing is an ask that says why.
+type Classifier interface {
+	Classify(ctx context.Context, c ClassifierCall) permission.Verdict
+}
+
+// ClassifierCall is what the classifier is shown of a call. The session's recent
+// conversation it reads itself, by SessionID.
+type ClassifierCall struct {
+	SessionID string
+	Tool      string
+	Title     string
+	Args      json.RawMessage
+	Touches   permission.Targets
+}

@@ -54,6 +54,10 @@ type Verdict struct {
 	ReasonCode   string            `json:"reasonCode"`
 	ReasonParams map[string]string `json:"reasonParams,omitempty"`
 	RuleID       string            `json:"ruleId,omitempty"`
+	// Classify: in auto mode, this ask may be decided by the classifier model instead of
+	// the user (only the defaults' asks about a call that stays inside the workspace and
+	// is not destructive; rules, hooks and a tool's own "always ask" never are).
+	Classify bool `json:"classify,omitempty"`
 	// Stale lists allow rules that no longer apply because the MCP tool changed.
 	Stale []string `json:"staleRules,omitempty"`
 }
@@ -63,7 +67,9 @@ type Verdict struct {
 func ReasonCodes() []string {
 	return []string{"rule_denies", "plan_mode", "bypass", "rule_asks", "hook_allows", "hook_asks", "rule_allows",
 		"accept_edits", "tool_allowed", "read_only", "server_read_only", "can_change", "tool_changed", "needs_approval", "destructive",
-		"command_unparsable", "command_hides", "command_not_allowed"}
+		"command_unparsable", "command_hides", "command_not_allowed",
+		ReasonOutsideWorkspace, ReasonClassifierAllows, ReasonClassifierAsks, ReasonClassifierLate, ReasonClassifierMalformed,
+		ReasonClassifierUnavailable}
 }
 
 // Explanation is a verdict with what it was based on, for the rule tester and the dialog.
@@ -233,7 +239,27 @@ func (c *call) decide() Verdict {
 	case len(c.lines) > 0:
 		v.Reason, v.ReasonCode, v.ReasonParams = c.commandReason()
 	}
+	if c.in.Mode == ModeAuto {
+		c.markClassify(&v)
+	}
 	return v
+}
+
+// markClassify lets the classifier decide a plain "can change" ask in auto mode, unless
+// the call reaches a place outside the workspace (or one Cairn cannot place): those stay
+// with the user, saying why.
+func (c *call) markClassify(v *Verdict) {
+	if v.ReasonCode != "can_change" && v.ReasonCode != "command_not_allowed" {
+		return
+	}
+	for _, p := range c.paths {
+		if !c.in.Resolver.Inside(p) {
+			v.Reason, v.ReasonCode, v.ReasonParams = "auto mode: the call reaches "+p.String()+", outside the workspace",
+				ReasonOutsideWorkspace, map[string]string{"path": p.String()}
+			return
+		}
+	}
+	v.Classify = true
 }
 
 // ruleVerdict is a deny or ask rule's verdict. When only a path Cairn cannot place met

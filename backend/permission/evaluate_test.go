@@ -31,15 +31,15 @@ func TestModes(t *testing.T) {
 		targets Targets
 		want    map[Mode]Behavior
 	}{
-		{"read-only tool", readTool, Targets{}, map[Mode]Behavior{ModeDefault: Allow, ModeAcceptEdits: Allow, ModePlan: Allow, ModeBypass: Allow}},
-		{"edit inside the workspace", writeTool, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
-		{"edit outside the workspace", writeTool, outside, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"edit escaping with ..", writeTool, pathArgs("../../etc/hosts"), map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"edit without a path", writeTool, Targets{}, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"destructive tool inside", deleteTool, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"shell is not an edit", bash, bashLs, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"MCP write is not an edit", mcpWrite, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
-		{"read-only but gated", gatedRead, Targets{}, map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
+		{"read-only tool", readTool, Targets{}, map[Mode]Behavior{ModeDefault: Allow, ModeAuto: Allow, ModeAcceptEdits: Allow, ModePlan: Allow, ModeBypass: Allow}},
+		{"edit inside the workspace", writeTool, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
+		{"edit outside the workspace", writeTool, outside, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"edit escaping with ..", writeTool, pathArgs("../../etc/hosts"), map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"edit without a path", writeTool, Targets{}, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"destructive tool inside", deleteTool, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"shell is not an edit", bash, bashLs, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"MCP write is not an edit", mcpWrite, inside, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+		{"read-only but gated", gatedRead, Targets{}, map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
 	}
 	for _, tt := range tests {
 		for _, m := range Modes() {
@@ -75,23 +75,23 @@ func TestRulesAcrossModes(t *testing.T) {
 		want  map[Mode]Behavior
 	}{
 		{"deny holds in every mode", writeTool, []Rule{denyWrite, allowWrite}, nil,
-			map[Mode]Behavior{ModeDefault: Deny, ModeAcceptEdits: Deny, ModePlan: Deny, ModeBypass: Deny}},
+			map[Mode]Behavior{ModeDefault: Deny, ModeAuto: Deny, ModeAcceptEdits: Deny, ModePlan: Deny, ModeBypass: Deny}},
 		{"deny beats a hook's allow", writeTool, []Rule{denyWrite}, &Hook{Behavior: Allow},
-			map[Mode]Behavior{ModeDefault: Deny, ModeAcceptEdits: Deny, ModePlan: Deny, ModeBypass: Deny}},
+			map[Mode]Behavior{ModeDefault: Deny, ModeAuto: Deny, ModeAcceptEdits: Deny, ModePlan: Deny, ModeBypass: Deny}},
 		{"ask rule asks except in bypass", readTool, []Rule{askRead}, nil,
-			map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
 		{"allow rule by namespace, not in plan", writeTool, []Rule{allowWrite}, nil,
-			map[Mode]Behavior{ModeDefault: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Allow, ModeAuto: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
 		{"ask beats allow", readTool, []Rule{askRead, {ID: "x", Behavior: Allow, Tool: "*", Source: SourceConfig}}, nil,
-			map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
 		{"hook allow", writeTool, nil, &Hook{Behavior: Allow},
-			map[Mode]Behavior{ModeDefault: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Allow, ModeAuto: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
 		{"hook ask on a read-only tool", readTool, nil, &Hook{Behavior: Ask},
-			map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Ask, ModeBypass: Allow}},
 		{"other session's rule is ignored", writeTool, []Rule{{ID: "o", Behavior: Allow, Tool: "*", SessionID: "s2", Source: SourceUserTemporary}}, nil,
-			map[Mode]Behavior{ModeDefault: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Ask, ModeAuto: Ask, ModeAcceptEdits: Ask, ModePlan: Deny, ModeBypass: Allow}},
 		{"own session's rule applies", writeTool, []Rule{{ID: "o", Behavior: Allow, Tool: "*", SessionID: "s1", Source: SourceUserTemporary}}, nil,
-			map[Mode]Behavior{ModeDefault: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
+			map[Mode]Behavior{ModeDefault: Allow, ModeAuto: Allow, ModeAcceptEdits: Allow, ModePlan: Deny, ModeBypass: Allow}},
 	}
 	for _, tt := range tests {
 		for _, m := range Modes() {
@@ -424,5 +424,44 @@ func TestApprovalChoice(t *testing.T) {
 				t.Fatalf("%s %s (%s), want %s %s", v.Behavior, v.ReasonCode, v.Reason, tt.want, tt.code)
 			}
 		})
+	}
+}
+
+// TestAutoClassify: in auto mode only the defaults' asks about a call that stays inside
+// the workspace may go to the classifier; rules, hooks, a tool that always asks,
+// destructive tools and places outside the workspace stay with the user.
+func TestAutoClassify(t *testing.T) {
+	askRule := Rule{ID: "a", Behavior: Ask, Tool: "sandbox_write", Source: SourceConfig}
+	tests := []struct {
+		name     string
+		tool     Tool
+		targets  Targets
+		rules    []Rule
+		hook     *Hook
+		classify bool
+		code     string
+	}{
+		{"edit inside", writeTool, pathArgs("notes/a.md"), nil, nil, true, "can_change"},
+		{"no path", mcpWrite, Targets{}, nil, nil, true, "can_change"},
+		{"plain command", bash, Targets{Commands: []string{"ls"}}, nil, nil, true, "command_not_allowed"},
+		{"edit outside", writeTool, pathArgs("/etc/hosts"), nil, nil, false, ReasonOutsideWorkspace},
+		{"escaping with ..", writeTool, pathArgs("../../etc/hosts"), nil, nil, false, ReasonOutsideWorkspace},
+		{"redirect outside", bash, Targets{Commands: []string{"echo x > /etc/passwd"}}, nil, nil, false, ReasonOutsideWorkspace},
+		{"destructive", deleteTool, pathArgs("notes/a.md"), nil, nil, false, "destructive"},
+		{"always asks", gatedRead, Targets{}, nil, nil, false, "needs_approval"},
+		{"ask rule", writeTool, pathArgs("notes/a.md"), []Rule{askRule}, nil, false, "rule_asks"},
+		{"hook asks", writeTool, pathArgs("notes/a.md"), nil, &Hook{Behavior: Ask}, false, "hook_asks"},
+		{"hidden command", bash, Targets{Commands: []string{"echo $(cat x)"}}, nil, nil, false, "command_hides"},
+	}
+	for _, tt := range tests {
+		in := Input{Tool: tt.tool, Targets: tt.targets, Mode: ModeAuto, Rules: tt.rules, Hook: tt.hook, Resolver: Resolver{Workspace: ws}}
+		v := Evaluate(in)
+		if v.Behavior != Ask || v.Classify != tt.classify || v.ReasonCode != tt.code {
+			t.Errorf("%s: %+v, want ask classify=%v code %s", tt.name, v, tt.classify, tt.code)
+		}
+		in.Mode = ModeDefault
+		if v := Evaluate(in); v.Classify {
+			t.Errorf("%s: default mode marks classify", tt.name)
+		}
 	}
 }

@@ -12,12 +12,16 @@ package permission
 // Mode is a session's permission mode.
 type Mode string
 
-// The four modes of APPR-2.
+// The modes of APPR-2 and APPR-4.
 const (
 	// ModeDefault asks for anything not read-only and not covered by a rule.
 	ModeDefault Mode = "default"
 	// ModeAcceptEdits lets file edits inside the session's workspace pass.
 	ModeAcceptEdits Mode = "acceptEdits"
+	// ModeAuto is the default mode in which a call that would ask about a harmless-looking
+	// change goes to a classifier model first (Verdict.Classify); destructive calls,
+	// calls reaching outside the workspace and every rule still decide as in default.
+	ModeAuto Mode = "auto"
 	// ModePlan runs only read-only tools; the rest are refused with a message to the model.
 	ModePlan Mode = "plan"
 	// ModeBypass asks about nothing; deny rules still hold.
@@ -25,7 +29,7 @@ const (
 )
 
 // Modes lists the modes in the order the settings page shows them.
-func Modes() []Mode { return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass} }
+func Modes() []Mode { return []Mode{ModeDefault, ModeAcceptEdits, ModeAuto, ModePlan, ModeBypass} }
 
 // ParseMode accepts a mode's exact name.
 func ParseMode(s string) (Mode, bool) {
@@ -82,6 +86,7 @@ const (
 	SourceUserReject    = "user_reject"    // the user denied or stopped
 	SourceHook          = "hook"           // a pre-call hook decided
 	SourceConfig        = "config"         // settings: rules, the mode, the defaults
+	SourceClassifier    = "classifier"     // auto mode: the classifier model allowed or asked
 )
 
 // ValidRuleSource reports whether a stored rule may carry the source: rules come from a
@@ -89,3 +94,14 @@ const (
 func ValidRuleSource(s string) bool {
 	return s == SourceUserTemporary || s == SourceUserPermanent || s == SourceConfig
 }
+
+// Reason codes of auto mode: the verdicts the classifier step gives (set by the approval
+// service) and the ask for a call outside the workspace.
+const (
+	ReasonOutsideWorkspace      = "outside_workspace"
+	ReasonClassifierAllows      = "classifier_allows"
+	ReasonClassifierAsks        = "classifier_asks"
+	ReasonClassifierLate        = "classifier_late"
+	ReasonClassifierMalformed   = "classifier_malformed"
+	ReasonClassifierUnavailable = "classifier_unavailable"
+)

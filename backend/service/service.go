@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/classifier"
 	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/files"
@@ -196,7 +197,8 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	// the registry; nothing connects until MCP.Start.
 	s.MCP.AttachRegistry(ctx, s.Tools)
 	s.Approval, err = approval.New(ctx, approval.Config{DB: db, Bus: bus, Settings: s.Settings, Log: log,
-		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}, Workspaces: sandboxWorkspaces{s}})
+		Tools: s.Tools, Servers: s.MCP, Places: mcpPlaces{s.MCP}, Workspaces: sandboxWorkspaces{s},
+		Classifier: classifier.New(classifier.Config{Models: s.Providers, Settings: s.Settings, History: chatHistory{s}})})
 	if err != nil {
 		s.Close()
 		return nil, err

@@ -76,7 +76,12 @@ func Specs() []Spec {
 		// fold every MCP tool behind tool_search, however few or cheap they are.
 		{Key: "chat.toolContextShare", Type: Int, Default: 25, Min: intp(1), Max: intp(100), Section: "general"},
 		{Key: "chat.foldAllTools", Type: Bool, Default: false, Section: "general"},
-		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "plan", "bypassPermissions"}, Section: "permissions"},
+		{Key: "permissions.defaultMode", Type: Enum, Default: "default", Enum: []string{"default", "acceptEdits", "auto", "plan", "bypassPermissions"}, Section: "permissions"},
+		// Auto mode's classifier: the provider (id or name) and model that judge the calls
+		// that would ask, and how long it may take before the call asks the user instead.
+		{Key: "permissions.classifierProvider", Type: String, Default: "", MaxLen: 200, Section: "permissions"},
+		{Key: "permissions.classifierModel", Type: String, Default: "", MaxLen: 200, Section: "permissions"},
+		{Key: "permissions.classifierTimeout", Type: Duration, Default: "5s", MinDuration: "1s", MaxDuration: "60s", Section: "permissions"},
 	}
 }
 

@@ -1908,7 +1908,7 @@ export type PermissionApproval = "" | "ask" | "allow";
 export type PermissionBehavior = "allow" | "deny" | "ask";
 
 /** Mode is a session's permission mode. */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+export type PermissionMode = "default" | "acceptEdits" | "auto" | "plan" | "bypassPermissions";
 
 /**
  * Path is one place a path argument of a call may lead to. One argument can lead to
@@ -2079,6 +2079,12 @@ export interface PermissionVerdict {
   reasonCode: string;
   reasonParams?: Record<string, string>;
   ruleId?: string;
+  /**
+   * Classify: in auto mode, this ask may be decided by the classifier model instead of
+   * the user (only the defaults' asks about a call that stays inside the workspace and
+   * is not destructive; rules, hooks and a tool's own "always ask" never are).
+   */
+  classify?: boolean;
   /** Stale lists allow rules that no longer apply because the MCP tool changed. */
   staleRules?: string[];
 }

@@ -9,7 +9,7 @@ import type { CairnEvent, Transport } from "./types";
 
 export type PermissionMode = wire.PermissionMode;
 /** Every mode, in the order the pickers list them. */
-export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const satisfies readonly PermissionMode[];
+export const PERMISSION_MODES = ["default", "acceptEdits", "auto", "plan", "bypassPermissions"] as const satisfies readonly PermissionMode[];
 /** The setting that holds the global default mode. */
 export const DEFAULT_MODE_KEY = "permissions.defaultMode";
 

@@ -17,7 +17,7 @@ function err(code: string, params: Record<string, unknown>, message: string): Ap
   return { code, i18nKey: `errors.${code}`, params, message };
 }
 
-const MODES = ["default", "acceptEdits", "plan", "bypassPermissions"];
+const MODES = ["default", "acceptEdits", "auto", "plan", "bypassPermissions"];
 
 /** A glob with * only (enough for the tests): "sandbox_*" matches "sandbox_bash". */
 function globMatch(glob: string, name: string): boolean {

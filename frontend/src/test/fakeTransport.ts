@@ -84,7 +84,7 @@ export const SPECS: SettingSpec[] = [
     key: "permissions.defaultMode",
     type: "enum",
     default: "default",
-    enum: ["default", "acceptEdits", "plan", "bypassPermissions"],
+    enum: ["default", "acceptEdits", "auto", "plan", "bypassPermissions"],
     section: "permissions",
   },
 ];

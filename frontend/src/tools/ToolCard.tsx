@@ -253,6 +253,15 @@ function ApprovalLine({ data, pending }: { data: ApprovalData; pending: boolean 
     );
   }
   if (!data.decision && !data.status) return null;
+  if (data.source === "classifier" && data.status === "allowed") {
+    // Auto mode: nobody was asked; the classifier's reason says why it ran.
+    return (
+      <div className="tool-card__approval" data-testid="tool-classifier">
+        <Icon name="shield" size={15} />
+        <span>{reasonOf(data)}</span>
+      </div>
+    );
+  }
   const what = data.decision
     ? t(`tools.decision.${data.decision}`, { defaultValue: data.decision })
     : t(`tools.approvalStatus.${data.status}`, { defaultValue: data.status ?? "" });
