@@ -135,6 +135,12 @@ func insertTranscript(ctx context.Context, tx *sql.Tx, t *Transcript) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE sessions SET chosen_root_id = ? WHERE id = ?", sess.ChosenRootID, sess.ID); err != nil {
 		return err
 	}
+	if checkParams(sess.TopP, sess.MaxTokens, sess.ContextMessages) != nil {
+		sess.TopP, sess.MaxTokens, sess.ContextMessages = nil, 0, 0 // another app's values: the defaults
+	}
+	if err := saveParams(ctx, tx, *sess); err != nil {
+		return err
+	}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		m.SessionID, m.Seq = sess.ID, i+1

@@ -350,7 +350,8 @@ func insertMessage(ctx context.Context, q querier, m Message, owner pidcheck.Own
 // through the file tools.
 func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.Message, []Attachment, error) {
 	var root string
-	if err := s.q.QueryRowContext(ctx, "SELECT chosen_root_id FROM sessions WHERE id = ?", sessionID).Scan(&root); err != nil {
+	var limit int
+	if err := s.q.QueryRowContext(ctx, "SELECT chosen_root_id, context_messages FROM sessions WHERE id = ?", sessionID).Scan(&root, &limit); err != nil {
 		return nil, nil, apperr.Wrap(err, apperr.Internal, "read session")
 	}
 	msgs, err := loadMessages(ctx, s.q, sessionID)
@@ -364,7 +365,17 @@ func (s *Service) history(ctx context.Context, sessionID, before string) ([]llm.
 		}
 		prior = append(prior, m)
 	}
+	prior = lastMessages(prior, limit)
 	return buildHistory(ctx, prior, s.cfg.Attachments), notInlined(prior), nil
+}
+
+// lastMessages keeps the question (the last message) and the limit messages before it;
+// limit 0 keeps everything.
+func lastMessages(prior []Message, limit int) []Message {
+	if limit <= 0 || len(prior) <= limit+1 {
+		return prior
+	}
+	return prior[len(prior)-limit-1:]
 }
 
 // loop is the agent loop: call the model, run the tool calls it made, feed the results
@@ -486,11 +497,11 @@ func (r *run) noteToolCost(ctx context.Context, scope tools.Scope, sel tools.Sel
 }
 
 // request is a round's request before its messages and tools: the model, the session's
-// temperature, the reasoning choice (the conversation's over the model's) and the stall
+// temperature, top-p and answer length, the reasoning choice (the conversation's over the model's) and the stall
 // limits from the settings.
 func (r *run) request(ctx context.Context, target llm.Target) llm.Request {
 	st := r.svc.cfg.Settings
-	return llm.Request{Model: target.Model.ID, Temperature: r.sess.Temperature,
+	return llm.Request{Model: target.Model.ID, Temperature: r.sess.Temperature, TopP: r.sess.TopP, MaxTokens: r.sess.MaxTokens,
 		Reasoning:        target.Model.ReasoningChoice().Over(r.sess.Reasoning),
 		FirstByteTimeout: st.Duration(ctx, "chat.firstByteTimeout"),
 		IdleTimeout:      st.Duration(ctx, "chat.streamIdleTimeout")}

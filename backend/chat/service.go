@@ -300,6 +300,19 @@ func checkTemperature(t *float64) error {
 	return nil
 }
 
+// checkParams refuses request parameters no provider takes.
+func checkParams(topP *float64, maxTokens, contextMessages int) error {
+	switch {
+	case topP != nil && (*topP < 0 || *topP > 1):
+		return badArg("top-p must be between 0 and 1")
+	case maxTokens < 0 || maxTokens > 1_000_000:
+		return badArg("max output tokens must be between 0 (the model's default) and 1000000")
+	case contextMessages < 0 || contextMessages > 10_000:
+		return badArg("earlier messages must be between 0 (all) and 10000")
+	}
+	return nil
+}
+
 func badArg(format string, args ...any) *apperr.Error {
 	msg := fmt.Sprintf(format, args...)
 	return apperr.New(apperr.InvalidArgument, "%s", msg).WithParam("message", msg)
@@ -353,6 +366,9 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	if err := checkReasoning(in.Reasoning); err != nil {
 		return Session{}, err
 	}
+	if err := checkParams(in.TopP, in.MaxTokens, in.ContextMessages); err != nil {
+		return Session{}, err
+	}
 	if in.Toolsets == nil {
 		in.Toolsets = s.cfg.Toolsets.Defaults(kind)
 	}
@@ -375,10 +391,14 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 	}
 	now := time.Now().UnixMilli()
 	sess := Session{ID: newID(), Kind: kind, Title: cleanTitle(in.Title), ProviderID: provider, Model: strings.TrimSpace(model),
-		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, Toolsets: toolsets, Reasoning: in.Reasoning, CreatedAt: now, UpdatedAt: now, ActiveAt: now}
+		SystemPrompt: in.SystemPrompt, Temperature: in.Temperature, TopP: in.TopP, MaxTokens: in.MaxTokens, ContextMessages: in.ContextMessages,
+		Toolsets: toolsets, Reasoning: in.Reasoning, CreatedAt: now, UpdatedAt: now, ActiveAt: now}
 	_, err = s.q.ExecContext(ctx, "INSERT INTO sessions("+strings.ReplaceAll(sessionCols, "COALESCE(provider_id, '')", "provider_id")+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		sess.ID, sess.Kind, sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
 		sess.Reasoning.Effort, sess.Reasoning.Budget, now, now)
+	if err == nil {
+		err = saveParams(ctx, s.q, sess)
+	}
 	if err != nil {
 		return Session{}, apperr.Wrap(err, apperr.Internal, "create session")
 	}
@@ -433,6 +453,9 @@ func (s *Service) UpdateSession(ctx context.Context, id string, p SessionPatch) 
 		}
 		sess.Temperature = p.Temperature
 	}
+	if err := patchParams(&sess, p); err != nil {
+		return Session{}, err
+	}
 	if p.Reasoning != nil {
 		if err := checkReasoning(*p.Reasoning); err != nil {
 			return Session{}, err
@@ -450,12 +473,36 @@ func (s *Service) UpdateSession(ctx context.Context, id string, p SessionPatch) 
 	_, err = s.q.ExecContext(ctx, "UPDATE sessions SET title = ?, provider_id = ?, model = ?, system_prompt = ?, temperature = ?, toolsets = ?, reasoning_effort = ?, reasoning_budget = ?, updated_at = ? WHERE id = ?",
 		sess.Title, nullString(sess.ProviderID), sess.Model, sess.SystemPrompt, nullTemp(sess.Temperature), toolsetsJSON(sess.Toolsets),
 		sess.Reasoning.Effort, sess.Reasoning.Budget, sess.UpdatedAt, id)
+	if err == nil {
+		err = saveParams(ctx, s.q, sess)
+	}
 	if err != nil {
 		return Session{}, apperr.Wrap(err, apperr.Internal, "update session")
 	}
 	sess = s.withState(sess)
 	s.publishSession(sess)
 	return sess, nil
+}
+
+// patchParams applies a patch's request parameters (top-p, max tokens, earlier messages).
+func patchParams(sess *Session, p SessionPatch) error {
+	next := *sess
+	if p.ResetTopP {
+		next.TopP = nil
+	} else if p.TopP != nil {
+		next.TopP = p.TopP
+	}
+	if p.MaxTokens != nil {
+		next.MaxTokens = *p.MaxTokens
+	}
+	if p.ContextMessages != nil {
+		next.ContextMessages = *p.ContextMessages
+	}
+	if err := checkParams(next.TopP, next.MaxTokens, next.ContextMessages); err != nil {
+		return err
+	}
+	*sess = next
+	return nil
 }
 
 func (s *Service) publishSession(sess Session) {

@@ -430,3 +430,44 @@ func TestNewSessionsGetDefaultToolsets(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationParameters: a conversation's top-p and answer length reach the request,
+// and only as many earlier messages as it allows are sent besides the question; values no
+// provider takes are refused.
+func TestConversationParameters(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	topP := 0.5
+	sess := h.session(SessionInput{TopP: &topP, MaxTokens: 256, ContextMessages: 2})
+	h.srv.Handle(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	h.send(sess.ID, "one")
+	h.send(sess.ID, "two")
+	h.send(sess.ID, "three")
+	body := h.srv.Requests()[2].Body
+	if body.TopP == nil || *body.TopP != 0.5 || body.MaxTokens != 256 {
+		t.Fatalf("request top_p %v max_tokens %d", body.TopP, body.MaxTokens)
+	}
+	if got := h.contents(2); !slices.Equal(got, []string{"user:two", "assistant:ok", "user:three"}) {
+		t.Fatalf("sent with a limit of 2 = %v", got)
+	}
+	all, reset := 0, true
+	if _, err := h.svc.UpdateSession(ctx, sess.ID, SessionPatch{ContextMessages: &all, ResetTopP: reset}); err != nil {
+		t.Fatal(err)
+	}
+	h.send(sess.ID, "four")
+	body = h.srv.Requests()[3].Body
+	if body.TopP != nil || len(h.contents(3)) != 7 {
+		t.Fatalf("after the reset: top_p %v, %d messages", body.TopP, len(h.contents(3)))
+	}
+	bad := 1.5
+	tooMany := -1
+	for name, p := range map[string]SessionPatch{"top-p": {TopP: &bad}, "max tokens": {MaxTokens: &tooMany}, "earlier messages": {ContextMessages: &tooMany}} {
+		if _, err := h.svc.UpdateSession(ctx, sess.ID, p); !apperr.Is(err, apperr.InvalidArgument) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	got, _ := h.svc.GetSession(ctx, sess.ID)
+	if got.Session.TopP != nil || got.Session.MaxTokens != 256 || got.Session.ContextMessages != 0 {
+		t.Fatalf("stored %+v", got.Session)
+	}
+}

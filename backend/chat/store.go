@@ -32,16 +32,20 @@ const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_p
 // sessionSelect is what a read of sessions takes: sessionCols (what an insert writes)
 // and the columns the database keeps itself (active_at by trigger) or that only their
 // own calls change (pin, archive).
-const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at, chosen_root_id"
+const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at, chosen_root_id, top_p, max_tokens, context_messages"
 
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var s Session
-	var temp sql.NullFloat64
+	var temp, topP sql.NullFloat64
 	var toolsets string
 	var pinned, archived int64
 	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt,
-		&s.ActiveAt, &pinned, &archived, &s.ChosenRootID); err != nil {
+		&s.ActiveAt, &pinned, &archived, &s.ChosenRootID, &topP, &s.MaxTokens, &s.ContextMessages); err != nil {
 		return s, err
+	}
+	if topP.Valid {
+		v := topP.Float64
+		s.TopP = &v
 	}
 	s.Pinned, s.Archived = pinned > 0, archived > 0
 	if temp.Valid {
@@ -63,6 +67,13 @@ func loadSession(ctx context.Context, q querier, id string) (Session, error) {
 		return Session{}, apperr.Wrap(err, apperr.Internal, "read session")
 	}
 	return s, nil
+}
+
+// saveParams writes a session's request parameters that sessionCols does not hold.
+func saveParams(ctx context.Context, q querier, s Session) error {
+	_, err := q.ExecContext(ctx, "UPDATE sessions SET top_p = ?, max_tokens = ?, context_messages = ? WHERE id = ?",
+		nullTemp(s.TopP), s.MaxTokens, s.ContextMessages, s.ID)
+	return err
 }
 
 func nullTemp(t *float64) any {

@@ -216,7 +216,12 @@ type Session struct {
 	Model        string   `json:"model"`      // "" = the provider's default model
 	SystemPrompt string   `json:"systemPrompt"`
 	Temperature  *float64 `json:"temperature"` // null = the provider's default
-	Toolsets     []string `json:"toolsets"`
+	TopP         *float64 `json:"topP"`        // null = the provider's default
+	// MaxTokens bounds each answer (0 = the model's default); ContextMessages is how many
+	// earlier messages of the path a request carries besides the question (0 = all).
+	MaxTokens       int      `json:"maxTokens"`
+	ContextMessages int      `json:"contextMessages"`
+	Toolsets        []string `json:"toolsets"`
 	// Reasoning is the conversation's reasoning choice over its model's (zero = the
 	// model's setting); sent only to providers that have the control.
 	Reasoning llm.Reasoning `json:"reasoning"`
@@ -237,14 +242,18 @@ type Session struct {
 // SessionInput creates a session; empty fields take defaults (kind chat, the last used
 // provider and model).
 type SessionInput struct {
-	Kind         string        `json:"kind,omitempty"`
-	Title        string        `json:"title,omitempty"`
-	ProviderID   string        `json:"providerId,omitempty"`
-	Model        string        `json:"model,omitempty"`
-	SystemPrompt string        `json:"systemPrompt,omitempty"`
-	Temperature  *float64      `json:"temperature,omitempty"`
-	Toolsets     []string      `json:"toolsets,omitempty"`
-	Reasoning    llm.Reasoning `json:"reasoning,omitempty"`
+	Kind         string   `json:"kind,omitempty"`
+	Title        string   `json:"title,omitempty"`
+	ProviderID   string   `json:"providerId,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	SystemPrompt string   `json:"systemPrompt,omitempty"`
+	Temperature  *float64 `json:"temperature,omitempty"`
+	TopP         *float64 `json:"topP,omitempty"`
+	MaxTokens    int      `json:"maxTokens,omitempty"`
+	// ContextMessages limits the earlier messages sent (0 = all).
+	ContextMessages int           `json:"contextMessages,omitempty"`
+	Toolsets        []string      `json:"toolsets,omitempty"`
+	Reasoning       llm.Reasoning `json:"reasoning,omitempty"`
 	// ReuseEmpty returns the newest conversation of the kind that has no messages, no
 	// title and is not archived, instead of making another (New chat in the window), with
 	// the other fields applied only to a new one.
@@ -259,6 +268,10 @@ type SessionPatch struct {
 	SystemPrompt     *string   `json:"systemPrompt,omitempty"`
 	Temperature      *float64  `json:"temperature,omitempty"`
 	ResetTemperature bool      `json:"resetTemperature,omitempty"`
+	TopP             *float64  `json:"topP,omitempty"`
+	ResetTopP        bool      `json:"resetTopP,omitempty"`
+	MaxTokens        *int      `json:"maxTokens,omitempty"`
+	ContextMessages  *int      `json:"contextMessages,omitempty"`
 	Toolsets         *[]string `json:"toolsets,omitempty"`
 	// Reasoning replaces the conversation's reasoning choice (the zero value returns to
 	// the model's setting).

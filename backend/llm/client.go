@@ -69,6 +69,8 @@ type Request struct {
 	Messages    []Message
 	Tools       []ToolDef
 	Temperature *float64
+	// TopP is nucleus sampling's share (nil = the provider's default).
+	TopP *float64
 	// MaxTokens bounds the answer (0 = the provider's default).
 	MaxTokens int
 	// Reasoning is the reasoning choice, sent in the fields of the provider's dialect
@@ -243,6 +245,13 @@ func (c *Client) build(req Request) (openai.ChatCompletionRequest, *bodyPatch) {
 			t = math.SmallestNonzeroFloat32
 		}
 		out.Temperature = t
+	}
+	if req.TopP != nil {
+		p := float32(*req.TopP)
+		if p == 0 {
+			p = math.SmallestNonzeroFloat32 // go-openai omits a zero, as for temperature
+		}
+		out.TopP = p
 	}
 	patch := &bodyPatch{fields: reasoningFields(c.dialect.Reasoning, req.Reasoning)}
 	for i, m := range req.Messages {

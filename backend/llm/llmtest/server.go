@@ -32,6 +32,8 @@ type ChatRequest struct {
 	Tools         []Tool          `json:"tools,omitempty"`
 	Stream        bool            `json:"stream"`
 	Temperature   *float64        `json:"temperature,omitempty"`
+	TopP          *float64        `json:"top_p,omitempty"`
+	MaxTokens     int             `json:"max_tokens,omitempty"`
 	StreamOptions *StreamOptions  `json:"stream_options,omitempty"`
 	Extra         json.RawMessage `json:"-"`
 }

@@ -908,6 +908,14 @@ export interface ChatSession {
   systemPrompt: string;
   /** null = the provider's default */
   temperature: number | null;
+  /** null = the provider's default */
+  topP: number | null;
+  /**
+   * MaxTokens bounds each answer (0 = the model's default); ContextMessages is how many
+   * earlier messages of the path a request carries besides the question (0 = all).
+   */
+  maxTokens: number;
+  contextMessages: number;
   toolsets: string[];
   /**
    * Reasoning is the conversation's reasoning choice over its model's (zero = the
@@ -943,6 +951,10 @@ export interface ChatSessionInput {
   model?: string;
   systemPrompt?: string;
   temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  /** ContextMessages limits the earlier messages sent (0 = all). */
+  contextMessages?: number;
   toolsets?: string[];
   reasoning?: LLMReasoning;
   /**
@@ -967,6 +979,10 @@ export interface ChatSessionPatch {
   systemPrompt?: string;
   temperature?: number;
   resetTemperature?: boolean;
+  topP?: number;
+  resetTopP?: boolean;
+  maxTokens?: number;
+  contextMessages?: number;
   toolsets?: string[];
   /**
    * Reasoning replaces the conversation's reasoning choice (the zero value returns to

@@ -26,7 +26,10 @@ function resolveModel(providers: readonly Provider[], providerId: string, model:
   return { provider, model: provider?.models.find((m) => m.id === id), modelId: id };
 }
 
-/** The session's model, system prompt, temperature and toolsets, saved together. */
+/** A count as the field shows it: 0 (the default) is empty. */
+const numText = (n: number | undefined) => (n ? String(n) : "");
+
+/** The session's model, system prompt, sampling, history, toolsets and mode, saved together. */
 export function SessionSettings({
   open,
   onClose,
@@ -49,6 +52,12 @@ export function SessionSettings({
   const tempId = useId();
   const [prompt, setPrompt] = useState(session.systemPrompt);
   const [temp, setTemp] = useState<number | null>(session.temperature);
+  const topPId = useId();
+  const maxId = useId();
+  const ctxId = useId();
+  const [topP, setTopP] = useState<number | null>(session.topP);
+  const [maxTokens, setMaxTokens] = useState(numText(session.maxTokens));
+  const [contextMessages, setContextMessages] = useState(numText(session.contextMessages));
   const [toolsets, setToolsets] = useState<string[]>(session.toolsets ?? []);
   const choosable = useToolsets().filter((ts) => !ts.fixed);
   const [model, setModel] = useState({ providerId: session.providerId, model: session.model });
@@ -63,6 +72,9 @@ export function SessionSettings({
     if (!open) return;
     setPrompt(session.systemPrompt);
     setTemp(session.temperature);
+    setTopP(session.topP);
+    setMaxTokens(numText(session.maxTokens));
+    setContextMessages(numText(session.contextMessages));
     setToolsets(session.toolsets ?? []);
     setModel({ providerId: session.providerId, model: session.model });
     setReasoning(session.reasoning ?? {});
@@ -75,6 +87,10 @@ export function SessionSettings({
     const patch: SessionPatch = { systemPrompt: prompt, toolsets };
     if (temp === null) patch.resetTemperature = true;
     else patch.temperature = temp;
+    if (topP === null) patch.resetTopP = true;
+    else patch.topP = topP;
+    patch.maxTokens = Number(maxTokens) || 0;
+    patch.contextMessages = Number(contextMessages) || 0;
     if (model.providerId !== session.providerId) patch.providerId = model.providerId;
     if (model.model !== session.model || model.providerId !== session.providerId) patch.model = model.model;
     patch.reasoning = { effort: reasoning.effort || undefined, budget: reasoning.budget || undefined };
@@ -167,6 +183,69 @@ export function SessionSettings({
             />
             <output className="session-settings__temp-value">{temp === null ? "—" : temp.toFixed(1)}</output>
           </div>
+        </div>
+        <div className="session-settings__field">
+          <label htmlFor={topPId} className="field__label">
+            {t("settings.topP")}
+          </label>
+          <div className="session-settings__temp">
+            <label className="check-label">
+              <input type="checkbox" checked={topP === null} onChange={(e) => setTopP(e.target.checked ? null : (session.topP ?? 1))} data-testid="session-top-p-default" />
+              {t("settings.topPDefault")}
+            </label>
+            <input
+              id={topPId}
+              type="range"
+              min={0}
+              max={1}
+              step={0.05}
+              disabled={topP === null}
+              value={topP ?? 1}
+              onChange={(e) => setTopP(Number(e.target.value))}
+              data-testid="session-top-p"
+            />
+            <output className="session-settings__temp-value">{topP === null ? "—" : topP.toFixed(2)}</output>
+          </div>
+        </div>
+        <div className="session-settings__field">
+          <label htmlFor={maxId} className="field__label">
+            {t("settings.maxTokens")}
+          </label>
+          <input
+            id={maxId}
+            className="input"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={1000000}
+            value={maxTokens}
+            onChange={(e) => setMaxTokens(e.target.value)}
+            aria-describedby={`${maxId}-help`}
+            data-testid="session-max-tokens"
+          />
+          <p className="field__help" id={`${maxId}-help`}>
+            {t("settings.maxTokensHelp")}
+          </p>
+        </div>
+        <div className="session-settings__field">
+          <label htmlFor={ctxId} className="field__label">
+            {t("settings.contextMessages")}
+          </label>
+          <input
+            id={ctxId}
+            className="input"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={10000}
+            value={contextMessages}
+            onChange={(e) => setContextMessages(e.target.value)}
+            aria-describedby={`${ctxId}-help`}
+            data-testid="session-context-messages"
+          />
+          <p className="field__help" id={`${ctxId}-help`}>
+            {t("settings.contextMessagesHelp")}
+          </p>
         </div>
         {hasReasoningControls(controls) && (
           <div className="session-settings__field">

@@ -178,10 +178,22 @@ describe("a conversation", () => {
     const dialog = await screen.findByTestId("session-settings");
     await user.type(within(dialog).getByTestId("session-system-prompt"), "Be brief.");
     await user.click(within(within(dialog).getByTestId("toolset-web")).getByRole("checkbox"));
-    await user.click(within(dialog).getByRole("checkbox", { name: "Provider default" }));
+    await user.click(within(dialog).getAllByRole("checkbox", { name: "Provider default" })[0]!);
+    await user.click(within(dialog).getByTestId("session-top-p-default"));
+    await user.type(within(dialog).getByLabelText("Max output tokens"), "512");
+    await user.type(within(dialog).getByLabelText("Earlier messages sent"), "6");
+    expect(within(dialog).getByLabelText("Earlier messages sent")).toHaveAccessibleDescription("How many earlier messages go with each question. Empty: all of them.");
     await user.click(within(dialog).getByTestId("session-settings-save"));
     await waitFor(() => expect(screen.queryByTestId("session-settings")).toBeNull());
-    expect(backend.chat.session(session.id)).toMatchObject({ systemPrompt: "Be brief.", toolsets: ["web"], temperature: 0.7, model: "gpt-4.1-mini" });
+    expect(backend.chat.session(session.id)).toMatchObject({
+      systemPrompt: "Be brief.",
+      toolsets: ["web"],
+      temperature: 0.7,
+      topP: 1,
+      maxTokens: 512,
+      contextMessages: 6,
+      model: "gpt-4.1-mini",
+    });
   });
 
   it("sets the conversation's reasoning over the model's, only for providers that have the control", async () => {

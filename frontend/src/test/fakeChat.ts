@@ -265,6 +265,9 @@ export class FakeChat {
       model: input.model ?? "",
       systemPrompt: input.systemPrompt ?? "",
       temperature: input.temperature ?? null,
+      topP: input.topP ?? null,
+      maxTokens: input.maxTokens ?? 0,
+      contextMessages: input.contextMessages ?? 0,
       toolsets: input.toolsets ?? [],
       reasoning: input.reasoning ?? {},
       state: "idle",
@@ -429,6 +432,10 @@ export class FakeChat {
         if (p.systemPrompt !== undefined) s.systemPrompt = p.systemPrompt;
         if (p.resetTemperature) s.temperature = null;
         else if (p.temperature !== undefined) s.temperature = p.temperature;
+        if (p.resetTopP) s.topP = null;
+        else if (p.topP !== undefined) s.topP = p.topP;
+        if (p.maxTokens !== undefined) s.maxTokens = p.maxTokens;
+        if (p.contextMessages !== undefined) s.contextMessages = p.contextMessages;
         if (p.toolsets !== undefined) s.toolsets = [...p.toolsets].sort();
         if (p.reasoning !== undefined) s.reasoning = { ...p.reasoning };
         s.updatedAt = Date.now();
