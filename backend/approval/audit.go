@@ -29,7 +29,8 @@ type AuditEntry struct {
 	tools.ToolRef
 	ArgsSummary string `json:"argsSummary"`
 	// Decision is allow_once, allow_session, allow_always or deny for a user's answer;
-	// auto_allow or auto_deny for one made by a rule, the mode, the defaults or a hook;
+	// auto_allow or auto_deny for one made by a rule, the mode, the defaults, a hook or the
+	// classifier; classifier_ask when auto mode's classifier passed the call to the user;
 	// cancelled, interrupted or resumed when a request ended otherwise.
 	Decision string `json:"decision"`
 	Behavior string `json:"behavior"` // allow | deny | ask
@@ -80,6 +81,9 @@ func userReason(text string) auditReason { return auditReason{Text: text} }
 const (
 	AuditAutoAllow = "auto_allow"
 	AuditAutoDeny  = "auto_deny"
+	// AuditClassifierAsk: auto mode's classifier did not allow the call (its reason, or
+	// why its answer did not count); the user's decision follows as its own entry.
+	AuditClassifierAsk = "classifier_ask"
 )
 
 // maxSummary bounds the arguments summary of an audit entry (runes).
@@ -188,7 +192,7 @@ func (q AuditQuery) where() (string, []any) {
 		args = append(args, q.Until)
 	}
 	if q.UserOnly {
-		conds = append(conds, "decision NOT IN ('auto_allow', 'auto_deny')")
+		conds = append(conds, "decision NOT IN ('auto_allow', 'auto_deny', 'classifier_ask')")
 	}
 	if q.Before > 0 {
 		conds = append(conds, "id < ?")

@@ -90,6 +90,15 @@ func TestAutoModeClassifier(t *testing.T) {
 				}
 				cancel()
 				waitFor(t, done, "the stopped call")
+				page, err := e.svc.ListAudit(e.ctx, approval.AuditQuery{Decision: approval.AuditClassifierAsk}, 10)
+				wantAudit := 1
+				if tt.requests == 0 {
+					wantAudit = 0 // the classifier was not asked
+				}
+				if err != nil || len(page.Entries) != wantAudit || (wantAudit == 1 && (page.Entries[0].ReasonCode != tt.code ||
+					page.Entries[0].Source != permission.SourceClassifier)) {
+					t.Fatalf("classifier audit: %+v %v", page.Entries, err)
+				}
 			}
 			if got := len(srv.Requests()); got != tt.requests {
 				t.Fatalf("classifier requests: %d, want %d", got, tt.requests)

@@ -122,6 +122,12 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 	v := permission.Evaluate(in)
 	if v.Behavior == permission.Ask && v.Classify {
 		v = s.classify(ctx, sessionID, req, in)
+		if v.Behavior == permission.Ask {
+			r := Request{SessionID: sessionID, CallID: req.Call.ID, Tool: t.Name, Args: req.Args, Touches: in.Targets, Mode: in.Mode}
+			if err := writeAudit(ctx, s.db, auditFor(r, AuditClassifierAsk, v.Behavior, v.Source, verdictReason(v), "")); err != nil {
+				s.log.Warn("approval: audit", "err", err)
+			}
+		}
 	}
 	if v.Behavior != permission.Ask {
 		r := Request{SessionID: sessionID, CallID: req.Call.ID, Tool: t.Name, Args: req.Args, Touches: in.Targets, Mode: in.Mode}

@@ -43,11 +43,12 @@ export const AUDIT_DECISIONS = [
   "deny",
   "auto_allow",
   "auto_deny",
+  "classifier_ask",
   "cancelled",
   "interrupted",
   "resumed",
 ] as const;
-export const AUDIT_SOURCES = ["user_temporary", "user_permanent", "user_reject", "hook", "config"] as const;
+export const AUDIT_SOURCES = ["user_temporary", "user_permanent", "user_reject", "hook", "config", "classifier"] as const;
 /** Typing pauses this long before the search runs. */
 const SEARCH_DELAY_MS = 300;
 
