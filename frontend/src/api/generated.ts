@@ -503,7 +503,8 @@ export interface ApprovalAuditEntry {
   argsSummary: string;
   /**
    * Decision is allow_once, allow_session, allow_always or deny for a user's answer;
-   * auto_allow or auto_deny for one made by a rule, the mode, the defaults or a hook;
+   * auto_allow or auto_deny for one made by a rule, the mode, the defaults, a hook or the
+   * classifier; classifier_ask when auto mode's classifier passed the call to the user;
    * cancelled, interrupted or resumed when a request ended otherwise.
    */
   decision: string;
