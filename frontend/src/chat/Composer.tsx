@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type ReactNode } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import type { AttachmentInput } from "../api";
 import { Icon } from "../components/Icon";
@@ -42,6 +42,15 @@ export function Composer({ busy, onSend, onStop, sendOnEnter, disabled, placehol
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
+
+  // Opening a conversation (New chat included) puts the cursor here, unless the focus is
+  // already somewhere in the conversation (a message a search hit opened).
+  useEffect(() => {
+    const active = document.activeElement;
+    const inMain = active instanceof HTMLElement && active.id !== "main" && active.closest("#main") !== null;
+    if (!disabled && !inMain) ref.current?.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on mount only
+  }, []);
 
   useLayoutEffect(() => {
     const el = ref.current;

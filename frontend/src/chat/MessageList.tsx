@@ -81,6 +81,7 @@ export function MessageList({ messages, renderMessage, empty, busy, focus }: Mes
     requestAnimationFrame(toEnd);
   };
 
+  // A feed holds articles: an empty conversation's list is a plain labelled region.
   return (
     <div className="message-list-wrap">
       <div
@@ -88,7 +89,7 @@ export function MessageList({ messages, renderMessage, empty, busy, focus }: Mes
         className="message-list"
         onScroll={onScroll}
         data-testid="message-list"
-        role="feed"
+        role={messages.length > 0 ? "feed" : "region"}
         aria-busy={busy || undefined}
         aria-label={t("list.label")}
         tabIndex={0}

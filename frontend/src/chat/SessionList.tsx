@@ -6,6 +6,7 @@ import { ErrorView } from "../components/ErrorView";
 import { ExportMenu } from "./ExportMenu";
 import { Icon } from "../components/Icon";
 import { useRouter } from "../shell/router";
+import { useShortcut } from "../shell/shortcuts";
 import { MessageHits } from "./MessageHits";
 import { SessionMenu } from "./SessionMenu";
 import "./find.css";
@@ -73,6 +74,11 @@ export function SessionList() {
   const [actionError, setActionError] = useState<AppError | null>(null);
   const [archivedView, setArchivedView] = useState(false);
   const searchId = useId();
+  const searchRef = useRef<HTMLInputElement>(null);
+  useShortcut("search", () => {
+    searchRef.current?.focus();
+    searchRef.current?.select();
+  });
   const all = data?.sessions ?? [];
   const shown = useMemo(() => all.filter((s) => s.archived === archivedView), [all, archivedView]);
   const archivedCount = useMemo(() => all.filter((s) => s.archived).length, [all]);
@@ -123,6 +129,7 @@ export function SessionList() {
             type="search"
             className="input session-search__input"
             placeholder={t("sidebar.search")}
+            ref={searchRef}
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             data-testid="session-search"

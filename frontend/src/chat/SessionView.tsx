@@ -6,6 +6,7 @@ import { Icon } from "../components/Icon";
 import { BypassWarning } from "../permissions/BypassWarning";
 import { useSessionPermissionMode } from "../permissions/useSessionMode";
 import { useRouter } from "../shell/router";
+import { useShortcut } from "../shell/shortcuts";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { TaskHeader } from "../sandbox/TaskHeader";
 import { Composer } from "./Composer";
@@ -50,6 +51,10 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
   }, []);
 
   const idle = data?.state === "idle";
+  // Esc anywhere but a field stops a running answer (the composer handles its own Esc).
+  useShortcut("stop", () => {
+    if (data && !idle && !data.deleted) void run(() => client.chat.stop(id));
+  });
   const onRegenerate = useCallback(() => void run(() => client.chat.regenerate(id)), [run, client, id]);
   const onEdit = useCallback((messageId: string, text: string) => run(() => client.chat.editAndResend(id, messageId, text)), [run, client, id]);
   const onSelectVersion = useCallback((messageId: string) => void run(() => client.chat.selectBranch(id, messageId)), [run, client, id]);

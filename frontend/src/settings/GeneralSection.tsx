@@ -2,6 +2,7 @@ import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { LANGUAGE_KEY, THEME_KEY, type SettingsSnapshot, type SettingSpec } from "../api";
 import { useAppInfo } from "../shell/appInfo";
+import { ShortcutList } from "../shell/ShortcutsHost";
 import { DataSection } from "./DataSection";
 import { SettingField, SpecFields } from "./SettingField";
 import { genericSpecs, orphanSpecs } from "./specs";
@@ -18,6 +19,7 @@ export function GeneralSection({ settings }: { settings: SettingsSnapshot }) {
   const { info } = useAppInfo();
   const appearanceId = useId();
   const dataId = useId();
+  const keysId = useId();
   const spec = (key: string) => settings.specs.find((s) => s.key === key) ?? FALLBACK[key]!;
   const value = (s: SettingSpec) => (s.key in settings.values ? settings.values[s.key] : s.default);
   const more = genericSpecs(settings.specs, "general");
@@ -53,6 +55,16 @@ export function GeneralSection({ settings }: { settings: SettingsSnapshot }) {
       </section>
 
       <DataSection />
+
+      <section className="group" aria-labelledby={keysId} data-testid="settings-shortcuts">
+        <h3 id={keysId} className="group__title">
+          {t("common:shortcuts.title")}
+        </h3>
+        <p className="group__description">{t("common:shortcuts.help")}</p>
+        <div className="group__body">
+          <ShortcutList />
+        </div>
+      </section>
 
       <SpecFields title={t("general.more")} specs={more} values={settings.values} />
       {orphans.map(([section, specs]) => (

@@ -3,6 +3,8 @@ import { useTranslation } from "react-i18next";
 import { useClient, useSettings, type SettingsSnapshot } from "../api";
 import { ComingSoon } from "../components/ComingSoon";
 import { ErrorView } from "../components/ErrorView";
+import { Icon } from "../components/Icon";
+import { useDrawer } from "../shell/drawer";
 import type { SectionId } from "../shell/routes";
 import { useRouter } from "../shell/router";
 import { ProvidersSection } from "../providers/ProvidersSection";
@@ -101,13 +103,17 @@ export function SettingsPage({ section: asked }: { section: SectionId }) {
   const { navigate } = useRouter();
   const client = useClient();
   const settings = useSettings();
+  const drawer = useDrawer("settings-nav");
   const navRef = useRef<HTMLUListElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   // Moving between sections by keyboard or by an error's action puts focus on the new
   // section's heading, so screen readers announce where they are.
+  // A section picked from the drawer (a narrow window) closes it: the focus goes to the
+  // heading too, as the button it was on is hidden.
   useEffect(() => {
-    if (section && !navRef.current?.contains(document.activeElement)) headingRef.current?.focus();
+    if (section && (drawer.open || !navRef.current?.contains(document.activeElement))) headingRef.current?.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on a new section only
   }, [section]);
 
   const onNavKey = (e: KeyboardEvent<HTMLUListElement>) => {
@@ -129,8 +135,13 @@ export function SettingsPage({ section: asked }: { section: SectionId }) {
   };
 
   return (
-    <div className="settings" data-testid="settings-page">
-      <nav className="settings__nav" aria-label={t("navLabel")}>
+    <div className="settings" data-testid="settings-page" data-nav={drawer.open ? "open" : "closed"}>
+      <button type="button" ref={drawer.toggleRef} className="btn settings__nav-toggle" {...drawer.toggleProps} data-testid="settings-nav-toggle">
+        <Icon name="menu" size={16} />
+        <span>{section ? t(`sections.${section}.title`) : t("title")}</span>
+        <span className="visually-hidden">{t("navOpen")}</span>
+      </button>
+      <nav id={drawer.id} ref={drawer.panelRef} className="settings__nav" aria-label={t("navLabel")} onKeyDown={drawer.onPanelKeyDown}>
         <h1 className="settings__title">{t("title")}</h1>
         <ul ref={navRef} onKeyDown={onNavKey}>
           {sections.map((s) => (

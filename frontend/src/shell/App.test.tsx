@@ -80,7 +80,7 @@ describe("App", () => {
     window.location.hash = "#/settings/about";
     renderWithClient(<App />, { transport: new FakeBackend().window() });
     expect(await screen.findByTestId("settings-section-about")).toBeInTheDocument();
-    await user.click(screen.getByRole("button", { name: "Home" })); // the brand
+    await user.click(screen.getByRole("button", { name: "Cairn · Home" })); // the brand: its text is in its name
     expect(screen.getByTestId("home")).toBeInTheDocument();
     await user.click(screen.getByTestId("open-settings"));
     expect(screen.getByTestId("settings-section-general")).toBeInTheDocument();

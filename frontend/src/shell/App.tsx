@@ -7,10 +7,13 @@ import { ensureLanguage, resolveLanguage } from "../i18n";
 import { ApprovalHost } from "../tools/ApprovalHost";
 import { ElicitationHost } from "../tools/ElicitationHost";
 import { useAppliedTheme } from "../theme/theme";
+import { useDrawer } from "./drawer";
+import "./drawer.css";
 import { Home } from "./Home";
 import { settingsPage } from "./pages";
 import { useRouter } from "./router";
 import type { SectionId } from "./routes";
+import { ShortcutsHost } from "./ShortcutsHost";
 import { Sidebar } from "./Sidebar";
 
 // The conversation view carries the Markdown, math and highlighting code: loaded on first use.
@@ -47,17 +50,26 @@ function MainPane() {
 
 function Shell() {
   const { t } = useTranslation();
+  const drawer = useDrawer("sidebar");
   return (
-    <div className="app">
+    <div className="app" data-drawer={drawer.open ? "open" : "closed"}>
       <a className="skip-link" href="#main">
         {t("a11y.skipToContent")}
       </a>
-      <Sidebar />
-      <main id="main" className="main" tabIndex={-1}>
+      <Sidebar id={drawer.id} panelRef={drawer.panelRef} onKeyDown={drawer.onPanelKeyDown} />
+      <div className="drawer-backdrop" aria-hidden="true" onClick={drawer.close} />
+      <main id="main" className="main" tabIndex={-1} inert={drawer.open || undefined}>
+        <div className="main__bar">
+          <button type="button" ref={drawer.toggleRef} className="icon-btn" {...drawer.toggleProps} aria-label={t("a11y.openSidebar")} data-testid="sidebar-toggle">
+            <Icon name="menu" />
+          </button>
+          <span className="main__bar-name">{t("app.name")}</span>
+        </div>
         <MainPane />
       </main>
       <ApprovalHost />
       <ElicitationHost />
+      <ShortcutsHost />
     </div>
   );
 }

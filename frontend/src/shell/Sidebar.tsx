@@ -1,17 +1,18 @@
-import { useId } from "react";
+import { useId, type KeyboardEvent, type RefObject } from "react";
 import { useTranslation } from "react-i18next";
 import { NewSessionButtons, SessionList } from "../chat/SessionList";
 import { Icon } from "../components/Icon";
 import { useRouter } from "./router";
 
-export function Sidebar() {
+/** The sidebar; below 900 px it is a drawer (App's useDrawer gives it id, ref and keys). */
+export function Sidebar({ id, panelRef, onKeyDown }: { id?: string; panelRef?: RefObject<HTMLElement | null>; onKeyDown?: (e: KeyboardEvent<HTMLElement>) => void }) {
   const { t } = useTranslation();
   const { route, navigate } = useRouter();
   const sessionsId = useId();
   return (
-    <aside className="sidebar" aria-label={t("a11y.sidebar")}>
+    <aside id={id} ref={panelRef} className="sidebar" aria-label={t("a11y.sidebar")} onKeyDown={onKeyDown}>
       <div className="sidebar__brand">
-        <button type="button" className="brand" onClick={() => navigate({ name: "home" })} aria-label={t("sidebar.home")}>
+        <button type="button" className="brand" onClick={() => navigate({ name: "home" })} aria-label={`${t("app.name")} · ${t("sidebar.home")}`}>
           <span className="brand__mark">
             <Icon name="cairn" size={20} />
           </span>
