@@ -99,8 +99,13 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "synchronous(NORMAL)")
 	}
 	q.Add("_txlock", "immediate")
-	return "file:" + path + "?" + q.Encode()
+	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 }
+
+// uriPath escapes what a file: URI would read as its query or fragment (and the escape
+// itself), so a data directory named "C# notes" or "what?" opens its own database, not
+// one at the path cut short there.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // Open opens (creating if needed) the database in dataDir and migrates it to the latest
 // version. A database from a newer Cairn gives apperr DBTooNew and is left untouched.

@@ -176,3 +176,27 @@ func hashFile(t *testing.T, path string) [32]byte {
 	}
 	return sha256.Sum256(b)
 }
+
+// TestOpenInADirectoryWithURICharacters: a data directory whose name holds what a file: URI
+// reads as a query, a fragment or an escape keeps its database inside it.
+func TestOpenInADirectoryWithURICharacters(t *testing.T) {
+	parent := t.TempDir()
+	for _, name := range []string{"C# notes", "what?", "100% done", "a#b?c%d"} {
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		db.Close()
+		if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+			t.Errorf("%s: the database is not in the directory: %v", name, err)
+		}
+	}
+	left, _ := os.ReadDir(parent)
+	if len(left) != 4 {
+		t.Errorf("files outside the data directories: %v", left)
+	}
+}
