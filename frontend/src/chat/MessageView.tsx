@@ -85,6 +85,20 @@ export function VersionSwitcher({ message, idle, onSelect }: { message: Message;
   );
 }
 
+/** When a message was written: the time of day, the full date and time on hover. */
+export function MessageTime({ at }: { at: number }) {
+  const { i18n } = useTranslation("chat");
+  if (!at) return null;
+  const d = new Date(at);
+  const short = new Intl.DateTimeFormat(i18n.language, { hour: "2-digit", minute: "2-digit" }).format(d);
+  const full = new Intl.DateTimeFormat(i18n.language, { dateStyle: "medium", timeStyle: "short" }).format(d);
+  return (
+    <time className="message__time" dateTime={d.toISOString()} title={full} data-testid="message-time">
+      {short}
+    </time>
+  );
+}
+
 function UserMessage({ message, idle, editMode, onEdit, onSelectVersion }: MessageViewProps) {
   const { t } = useTranslation("chat");
   const [editing, setEditing] = useState<string | null>(null);
@@ -158,6 +172,7 @@ function UserMessage({ message, idle, editMode, onEdit, onSelectVersion }: Messa
               </ul>
             ) : null}
           </div>
+          <MessageTime at={message.createdAt} />
           <VersionSwitcher message={message} idle={idle} onSelect={onSelectVersion} />
           <div className="message__actions">
             <CopyButton text={text} />
@@ -235,6 +250,7 @@ function AssistantMessage({ message, last, idle, onRegenerate, onSelectVersion, 
         )}
         {!live && <VersionSwitcher message={message} idle={idle} onSelect={onSelectVersion} />}
         {message.model && <span className="message__model">{message.model}</span>}
+        <MessageTime at={message.createdAt} />
         {message.usage && <UsageLine usage={message.usage} />}
         <span className="spacer" />
         {!live && (

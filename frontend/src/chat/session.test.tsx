@@ -144,6 +144,10 @@ describe("a conversation", () => {
     await user.click(a.w.getByTestId("message-regenerate"));
     act(() => backend.chat.answer(session.id).text("Answer two, again").end());
     await waitFor(() => expect(a.w.getAllByTestId("part-text").map((p) => p.textContent)).toEqual(["Answer one", "Answer two, again"]));
+    // Every message shows when it was written.
+    const times = a.w.getAllByTestId("message-time");
+    expect(times).toHaveLength(4);
+    expect(Number.isNaN(Date.parse(times[0]!.getAttribute("datetime") ?? ""))).toBe(false);
     // The regenerated answer is version 2 of 2; the previous one is a click away.
     const versions = within(a.w.getAllByTestId("message-assistant")[1]!).getByTestId("message-versions");
     expect(within(versions).getByTestId("version-count")).toHaveTextContent("2 / 2");
