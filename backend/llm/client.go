@@ -151,6 +151,7 @@ type Client struct {
 	client  *http.Client
 	key     string
 	dialect Dialect
+	headers http.Header // the provider's custom headers, set on every request
 }
 
 // ClientOption configures a Client.
@@ -175,16 +176,17 @@ func NewHTTPClient() *http.Client {
 // NewClient returns a client for baseURL with key ("" sends no Authorization header).
 // httpClient should come from NewHTTPClient so Retry-After is honoured.
 func NewClient(httpClient *http.Client, providerID, baseURL, key string, retry RetryPolicy, opts ...ClientOption) *Client {
-	cfg := openai.DefaultConfig(key)
-	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	cfg.HTTPClient = wireDoer{next: httpClient}
-	// SSE comments (": keep-alive", OpenRouter's ": PROCESSING") count as empty messages in
-	// go-openai; a slow reasoning model can send many of them.
-	cfg.EmptyMessagesLimit = 1 << 20
-	c := &Client{oc: openai.NewClientWithConfig(cfg), t: target{providerID: providerID, baseURL: cfg.BaseURL}, retry: retry, client: httpClient, key: key}
+	c := &Client{t: target{providerID: providerID, baseURL: strings.TrimRight(baseURL, "/")}, retry: retry, client: httpClient, key: key}
 	for _, o := range opts {
 		o(c)
 	}
+	cfg := openai.DefaultConfig(key)
+	cfg.BaseURL = c.t.baseURL
+	cfg.HTTPClient = wireDoer{next: httpClient, headers: c.headers}
+	// SSE comments (": keep-alive", OpenRouter's ": PROCESSING") count as empty messages in
+	// go-openai; a slow reasoning model can send many of them.
+	cfg.EmptyMessagesLimit = 1 << 20
+	c.oc = openai.NewClientWithConfig(cfg)
 	return c
 }
 

@@ -252,8 +252,11 @@ type Provider struct {
 	// they are filled in when the provider is read, never stored.
 	Dialect           Dialect           `json:"dialect"`
 	ReasoningControls ReasoningControls `json:"reasoningControls"`
-	CreatedAt         int64             `json:"createdAt"`
-	UpdatedAt         int64             `json:"updatedAt"`
+	// Headers go with every request; Proxy is system, none or a proxy URL.
+	Headers   []Header `json:"headers,omitempty"`
+	Proxy     string   `json:"proxy,omitempty"`
+	CreatedAt int64    `json:"createdAt"`
+	UpdatedAt int64    `json:"updatedAt"`
 }
 
 // Model returns the provider's entry for id, or a guessed one when the user typed a model
@@ -283,6 +286,10 @@ type ProviderInput struct {
 	APIKey       string  `json:"apiKey,omitempty"`
 	ClearKey     bool    `json:"clearKey,omitempty"`
 	KeepKey      bool    `json:"keepKey,omitempty"`
+	// Headers replace the custom headers (nil keeps them; a secret one without a value
+	// keeps its stored value). Proxy: system, none or a URL ("" keeps it, system if new).
+	Headers []Header `json:"headers,omitempty"`
+	Proxy   string   `json:"proxy,omitempty"`
 }
 
 // SecretName is the secret-store name of a provider's API key.

@@ -47,8 +47,9 @@ type Service struct {
 	retry   RetryPolicy
 	keyTTL  time.Duration
 
-	mu   sync.Mutex
-	keys map[string]cachedKey
+	mu      sync.Mutex
+	keys    map[string]cachedKey
+	proxied map[string]*http.Client // by proxy choice (httpFor)
 }
 
 type cachedKey struct {
@@ -59,7 +60,8 @@ type cachedKey struct {
 
 // NewService returns the provider service.
 func NewService(db *store.DB, sec SecretStore, bus *events.Bus, opt Options) *Service {
-	s := &Service{db: db, secrets: sec, bus: bus, http: opt.HTTPClient, retry: DefaultRetry, keyTTL: opt.KeyTTL, keys: map[string]cachedKey{}}
+	s := &Service{db: db, secrets: sec, bus: bus, http: opt.HTTPClient, retry: DefaultRetry, keyTTL: opt.KeyTTL, keys: map[string]cachedKey{},
+		proxied: map[string]*http.Client{}}
 	if s.http == nil {
 		s.http = NewHTTPClient()
 	}
@@ -81,13 +83,16 @@ type ProvidersSnapshot struct {
 	Providers []Provider `json:"providers"`
 }
 
-const providerCols = "id, name, preset, base_url, models, default_model, created_at, updated_at"
+const providerCols = "id, name, preset, base_url, models, default_model, headers, proxy, created_at, updated_at"
 
 func scanProvider(sc interface{ Scan(...any) error }) (Provider, error) {
 	var p Provider
-	var models string
-	if err := sc.Scan(&p.ID, &p.Name, &p.Preset, &p.BaseURL, &models, &p.DefaultModel, &p.CreatedAt, &p.UpdatedAt); err != nil {
+	var models, headers string
+	if err := sc.Scan(&p.ID, &p.Name, &p.Preset, &p.BaseURL, &models, &p.DefaultModel, &headers, &p.Proxy, &p.CreatedAt, &p.UpdatedAt); err != nil {
 		return p, err
+	}
+	if err := json.Unmarshal([]byte(headers), &p.Headers); err != nil || p.Headers == nil {
+		p.Headers = []Header{}
 	}
 	if err := json.Unmarshal([]byte(models), &p.Models); err != nil || p.Models == nil {
 		p.Models = []Model{}
@@ -127,6 +132,7 @@ func (s *Service) List(ctx context.Context) (ProvidersSnapshot, error) {
 }
 
 func (s *Service) fillKey(p *Provider) {
+	s.markSetHeaders(p)
 	key, ok, err := s.key(p.ID)
 	if err == nil && ok {
 		p.KeySet = true
@@ -265,6 +271,10 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 	if def == "" && len(models) > 0 {
 		def = models[0].ID
 	}
+	net, err := saveNetwork(in, existing)
+	if err != nil {
+		return Provider{}, err
+	}
 	var clash string
 	err = s.db.QueryRowContext(ctx, "SELECT id FROM providers WHERE name = ? COLLATE NOCASE AND id <> ?", name, in.ID).Scan(&clash)
 	if err == nil {
@@ -288,13 +298,16 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 		}
 	}
 	s.forgetKey(id)
+	if err := s.storeHeaderSecrets(ctx, id, net, existing); err != nil {
+		return Provider{}, err
+	}
 	if existing == nil {
-		_, err = s.db.ExecContext(ctx, `INSERT INTO providers(id, name, preset, base_url, models, default_model, position, created_at, updated_at)
-			VALUES(?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM providers), ?, ?)`,
-			id, name, preset, baseURL, string(modelsJSON), def, now, now)
+		_, err = s.db.ExecContext(ctx, `INSERT INTO providers(id, name, preset, base_url, models, default_model, headers, proxy, position, created_at, updated_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM providers), ?, ?)`,
+			id, name, preset, baseURL, string(modelsJSON), def, headersJSON(net.headers), net.proxy, now, now)
 	} else {
-		_, err = s.db.ExecContext(ctx, `UPDATE providers SET name = ?, preset = ?, base_url = ?, models = ?, default_model = ?, updated_at = ? WHERE id = ?`,
-			name, preset, baseURL, string(modelsJSON), def, now, id)
+		_, err = s.db.ExecContext(ctx, `UPDATE providers SET name = ?, preset = ?, base_url = ?, models = ?, default_model = ?, headers = ?, proxy = ?, updated_at = ? WHERE id = ?`,
+			name, preset, baseURL, string(modelsJSON), def, headersJSON(net.headers), net.proxy, now, id)
 	}
 	if err != nil {
 		if existing == nil && strings.TrimSpace(in.APIKey) != "" {
@@ -365,6 +378,11 @@ func (s *Service) Delete(ctx context.Context, ref string) error {
 	}
 	if err := s.secrets.Delete(ctx, SecretName(p.ID)); err != nil {
 		return err
+	}
+	for _, h := range p.Headers {
+		if h.Secret {
+			_ = s.secrets.Delete(ctx, HeaderSecretName(p.ID, h.Name))
+		}
 	}
 	s.forgetKey(p.ID)
 	s.publish(ctx)
@@ -450,7 +468,12 @@ func (s *Service) Resolve(ctx context.Context, providerRef, model string) (Targe
 	if !ok && p.NeedsKey {
 		return Target{}, apperr.New(apperr.ProviderKeyMissing, "provider %s has no API key", p.Name).WithParam("name", p.Name).WithParam("providerId", p.ID)
 	}
-	return Target{Client: NewClient(s.http, p.ID, p.BaseURL, key, s.retry, WithDialect(p.Dialect)), Provider: p, Model: p.Model(model)}, nil
+	headers, err := s.requestHeaders(p)
+	if err != nil {
+		return Target{}, err
+	}
+	c := NewClient(s.httpFor(p.Proxy), p.ID, p.BaseURL, key, s.retry, WithDialect(p.Dialect), WithHeaders(headers))
+	return Target{Client: c, Provider: p, Model: p.Model(model)}, nil
 }
 
 func (s *Service) first(ctx context.Context) (Provider, error) {
@@ -539,7 +562,14 @@ func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Mod
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.http.Do(req)
+	headers, err := s.requestHeaders(p)
+	if err != nil {
+		return nil, err
+	}
+	for name, vs := range headers {
+		req.Header[name] = vs
+	}
+	resp, err := s.httpFor(p.Proxy).Do(req)
 	if err != nil {
 		return nil, mapError(ctx, err, nil, t)
 	}

@@ -77,9 +77,15 @@ func (p *bodyPatch) apply(body []byte) ([]byte, error) {
 
 // wireDoer sits between go-openai and the HTTP client: it adds the request's bodyPatch
 // to the body and lets the request's watchdog see every byte of the answer.
-type wireDoer struct{ next *http.Client }
+type wireDoer struct {
+	next    *http.Client
+	headers http.Header
+}
 
 func (d wireDoer) Do(req *http.Request) (*http.Response, error) {
+	for name, vs := range d.headers {
+		req.Header[name] = vs
+	}
 	if p, _ := req.Context().Value(patchKey{}).(*bodyPatch); !p.empty() && req.Body != nil {
 		raw, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()

@@ -1404,6 +1404,18 @@ export interface LLMDialect {
 }
 
 /**
+ * Header is a custom header a provider's requests carry (gateways, OpenRouter's
+ * HTTP-Referer, an organisation id). A secret one's value lives in the secret store and is
+ * never sent back: Value is then empty and Set says whether one is stored.
+ */
+export interface LLMHeader {
+  name: string;
+  value?: string;
+  secret?: boolean;
+  set?: boolean;
+}
+
+/**
  * Model is one model of a provider with the capabilities the agent loop and the tool
  * system need. Every field but ID is editable by the user.
  */
@@ -1462,6 +1474,9 @@ export interface LLMProvider {
    */
   dialect: LLMDialect;
   reasoningControls: LLMReasoningControls;
+  /** Headers go with every request; Proxy is system, none or a proxy URL. */
+  headers?: LLMHeader[];
+  proxy?: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -1482,6 +1497,12 @@ export interface LLMProviderInput {
   apiKey?: string;
   clearKey?: boolean;
   keepKey?: boolean;
+  /**
+   * Headers replace the custom headers (nil keeps them; a secret one without a value
+   * keeps its stored value). Proxy: system, none or a URL ("" keeps it, system if new).
+   */
+  headers?: LLMHeader[];
+  proxy?: string;
 }
 
 /** ProvidersSnapshot is the provider list stamped with the settings topic's seq. */

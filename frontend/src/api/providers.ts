@@ -18,6 +18,8 @@ export const PRESET_CUSTOM = "custom";
 export type Provider = wire.LLMProvider;
 export type ProvidersSnapshot = wire.LLMProvidersSnapshot;
 export type ProviderInput = wire.LLMProviderInput;
+/** A custom header of a provider (a secret one comes back without its value). */
+export type LLMHeader = wire.LLMHeader;
 export type TestResult = wire.LLMTestResult;
 
 export const PROVIDERS_TOPIC = SETTINGS_TOPIC;

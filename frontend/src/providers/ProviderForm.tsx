@@ -1,11 +1,13 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { useClient, useSecrets, type Model, type Preset, type Provider, type ProviderInput } from "../api";
+import { useClient, useSecrets, type LLMHeader, type Model, type Preset, type Provider, type ProviderInput } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
 import { ModelsEditor } from "./ModelsEditor";
+import "./network.css";
+import { ProviderNetwork } from "./ProviderNetwork";
 
 export interface ProviderFormProps {
   /** The provider being edited; absent for a new one. */
@@ -54,6 +56,8 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   const [keepFor, setKeepFor] = useState<string | null>(null);
   const [models, setModels] = useState<Model[]>(provider?.models ?? preset?.models ?? []);
   const [defaultModel, setDefaultModel] = useState(provider?.defaultModel ?? preset?.models?.[0]?.id ?? "");
+  const [headers, setHeaders] = useState<LLMHeader[]>(provider?.headers ?? []);
+  const [proxy, setProxy] = useState(provider?.proxy ?? "system");
   const [dirty, setDirty] = useState(!provider);
   const [doing, setDoing] = useState<"save" | "fetch">("save");
   const [fetched, setFetched] = useState<number | null>(null);
@@ -71,7 +75,9 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
   };
 
   const persist = async (): Promise<Provider> => {
-    const input: ProviderInput = { name, preset: presetId, baseUrl, models, defaultModel };
+    // Rows left without a name are dropped; a secret's empty value keeps the stored one.
+    const sent = headers.filter((h) => h.name.trim()).map((h) => ({ name: h.name.trim(), value: h.value ?? "", secret: Boolean(h.secret) }));
+    const input: ProviderInput = { name, preset: presetId, baseUrl, models, defaultModel, headers: sent, proxy };
     if (id) input.id = id;
     if (key.trim()) input.apiKey = key.trim();
     else if (clearKey) input.clearKey = true;
@@ -85,6 +91,8 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
     setStored(saved);
     setModels(saved.models);
     setDefaultModel(saved.defaultModel);
+    setHeaders(saved.headers ?? []);
+    setProxy(saved.proxy ?? "system");
     setDirty(false);
     onPersisted?.(saved);
     return saved;
@@ -251,6 +259,8 @@ export function ProviderForm({ provider, preset, takenNames, onDone, onPersisted
           reasoning={stored?.reasoningControls ?? preset?.reasoningControls}
         />
       </div>
+
+      <ProviderNetwork headers={headers} proxy={proxy} onHeaders={edit(setHeaders)} onProxy={edit(setProxy)} />
 
       {error && <ErrorView error={error} compact />}
 

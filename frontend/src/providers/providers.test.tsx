@@ -87,6 +87,43 @@ describe("Settings → Providers", () => {
     }
   });
 
+  it("sets a provider's proxy and custom headers; a secret header's value is sent once and never shown", async () => {
+    const { backend, transport, user } = open();
+    await user.click(await screen.findByTestId("provider-add"));
+    await user.click(await screen.findByTestId("preset-ollama"));
+    const form = screen.getByTestId("provider-form");
+    const network = within(form).getByTestId("provider-network");
+    await user.click(within(network).getByText("Connection: headers and proxy"));
+    await user.selectOptions(within(network).getByTestId("provider-proxy"), "url");
+    const url = within(network).getByTestId("provider-proxy-url");
+    await user.clear(url);
+    await user.type(url, "http://127.0.0.1:3128");
+    await user.click(within(network).getByTestId("provider-header-add"));
+    await user.type(within(network).getByTestId("provider-header-name"), "X-Org");
+    await user.type(within(network).getByTestId("provider-header-value"), "org-secret-42");
+    await user.click(within(network).getByTestId("provider-header-secret"));
+    expect(within(network).getByTestId("provider-header-value")).toHaveAttribute("type", "password");
+    await user.click(within(form).getByTestId("provider-save"));
+
+    await screen.findByTestId("provider-card");
+    const save = transport.calls.find((c) => c.method === "SaveProvider")!;
+    expect(save.args[0]).toMatchObject({ proxy: "http://127.0.0.1:3128", headers: [{ name: "X-Org", value: "org-secret-42", secret: true }] });
+    expect(backend.chat.providers[0]!.headers).toEqual([{ name: "X-Org", secret: true, set: true }]);
+
+    await user.click(screen.getByTestId("provider-edit"));
+    const again = within(screen.getByTestId("provider-form")).getByTestId("provider-network");
+    expect(again).toHaveAttribute("open");
+    expect(within(again).getByTestId("provider-header-value")).toHaveValue("");
+    expect(within(again).getByTestId("provider-header-value")).toHaveAttribute("placeholder", "Stored — leave empty to keep it");
+    expect(within(again).getByTestId("provider-proxy-url")).toHaveValue("http://127.0.0.1:3128");
+    expect(visibleText()).not.toContain("org-secret-42");
+    await user.selectOptions(within(again).getByTestId("provider-proxy"), "none");
+    await user.click(within(screen.getByTestId("provider-form")).getByTestId("provider-save"));
+    await waitFor(() => expect(backend.chat.providers[0]!.proxy).toBe("none"));
+    const second = transport.calls.filter((c) => c.method === "SaveProvider")[1]!;
+    expect(second.args[0]).toMatchObject({ headers: [{ name: "X-Org", value: "", secret: true }] }); // empty keeps the stored value
+  });
+
   it("edits models: capabilities, context window, manual add, default, and fetch from /v1/models", async () => {
     const backend = new FakeBackend();
     backend.chat.providers.push({

@@ -556,6 +556,17 @@ export class FakeChat {
           p.keySet = false;
           delete p.keyLast4;
         }
+        if (inp.headers) {
+          // As the backend: a secret header's value goes to the key store, never back.
+          const before = p.headers ?? [];
+          p.headers = inp.headers.map((h) => {
+            const secret = Boolean(h.secret) || /auth|key|token|secret/i.test(h.name);
+            if (!secret) return { name: h.name, value: h.value };
+            if (h.value) this.keys.set(`${p!.id}.header.${h.name}`, h.value);
+            return { name: h.name, secret, set: Boolean(h.value) || Boolean(before.find((b) => b.name === h.name)?.set) };
+          });
+        }
+        p.proxy = inp.proxy || p.proxy || "system";
         this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
         return { ...p };
       },
