@@ -5,6 +5,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useOptionalRouter } from "../shell/router";
 import { Visible } from "../tools/visible";
+import { useClickOutside } from "../components/useClickOutside";
 
 /**
  * The composer's knowledge control: which knowledge bases this conversation's kb_search
@@ -44,14 +45,7 @@ export function KbAttach({ sessionId }: { sessionId: string }) {
     };
   }, [client, sessionId]);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    return () => document.removeEventListener("mousedown", close);
-  }, [open]);
+  useClickOutside(root, open, () => setOpen(false));
 
   const toggle = async (id: string) => {
     const next = attached.includes(id) ? attached.filter((x) => x !== id) : [...attached, id];

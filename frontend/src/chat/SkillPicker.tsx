@@ -5,6 +5,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useOptionalRouter } from "../shell/router";
 import { Visible } from "../tools/visible";
+import { useClickOutside } from "../components/useClickOutside";
 
 /**
  * The composer's skills control: which skills this conversation offers the model. Each
@@ -40,14 +41,7 @@ export function SkillPicker({ sessionId }: { sessionId: string }) {
     };
   }, [client, sessionId]);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    return () => document.removeEventListener("mousedown", close);
-  }, [open]);
+  useClickOutside(root, open, () => setOpen(false));
 
   const choose = async (name: string, state: SessionSkillState) => {
     setError(null);
