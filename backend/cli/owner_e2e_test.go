@@ -353,7 +353,7 @@ func everythingChildren(pid int) int {
 // serve's connection to the server; the command itself starts no server process.
 func TestMCPCallThroughServeStartsNoSecondServer(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("counts processes through /proc")
+		t.Fatalf("this test counts processes through /proc: %v", err)
 	}
 	t.Setenv("CAIRN_SECRETS", "file")
 	bin := buildCairn(t)
