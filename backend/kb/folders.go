@@ -197,6 +197,9 @@ func (s *Service) scanFolder(ctx context.Context, f Folder) error {
 	return s.st.SetFolderSync(ctx, f.ID, f.Sync, now())
 }
 
+// settleTime is how long a synced file's change must be left alone before it is read.
+const settleTime = 2 * time.Second
+
 // syncFile copies one file in when it is new or its size or mtime moved; the file it
 // replaces goes when nothing else holds it.
 func (s *Service) syncFile(ctx context.Context, k KB, f Folder, rel, path string, was FolderEntry) {
@@ -208,6 +211,12 @@ func (s *Service) syncFile(ctx context.Context, k KB, f Folder, rel, path string
 		if _, err := s.st.File(ctx, was.FileID); err == nil {
 			return
 		}
+	}
+	// A known file changed moments ago may be half written (an editor truncates, then
+	// writes): it is taken once it has settled, at a later scan, so a truncated copy never
+	// replaces the file.
+	if was.FileID != "" && time.Since(info.ModTime()) < settleTime {
+		return
 	}
 	got, err := s.addFile(ctx, k, path)
 	if err != nil {

@@ -135,6 +135,47 @@ func TestFolderSyncPicksUpChanges(t *testing.T) {
 	}
 }
 
+// TestFolderSyncWaitsForAFileToSettle: a synced file caught half written (emptied, as an
+// editor does before it writes) is left as it was until its change has settled, so the
+// KB never swaps a file for a truncated copy.
+func TestFolderSyncWaitsForAFileToSettle(t *testing.T) {
+	f := newFixture(t, nil)
+	f.svc.Close()
+	cfg := f.config()
+	cfg.SyncEvery = 20 * time.Millisecond
+	svc, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc = svc
+	t.Cleanup(func() { f.svc.Close() })
+	k := f.create("notes", "")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "garden.md")
+	write(t, path, "Tomatoes need sun.", time.Now().Add(-time.Hour))
+	if _, err := f.svc.AddFolder(context.Background(), k.ID, dir, AddOptions{}, true); err != nil {
+		t.Fatal(err)
+	}
+	f.idle()
+	id := mustFileID(t, f.svc, k.ID, "garden.md")
+	if err := os.WriteFile(path, nil, 0o644); err != nil { // emptied just now
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // many scans
+	if got := mustFileID(t, f.svc, k.ID, "garden.md"); got != id {
+		t.Fatalf("a half-written file replaced the stored one: %s -> %s", id, got)
+	}
+	if hits := f.search("notes", "tomatoes"); len(hits) != 1 {
+		t.Fatalf("the stored text is gone: %+v", hits)
+	}
+	write(t, path, "Tomatoes need sun and water.", time.Now().Add(-time.Minute)) // written and settled
+	eventually(t, "the settled change", func() bool { return mustFileID(t, f.svc, k.ID, "garden.md") != id })
+	f.idle()
+	if hits := f.search("notes", "water"); len(hits) != 1 {
+		t.Fatalf("the settled change is not indexed: %+v", hits)
+	}
+}
+
 func mustFileID(t *testing.T, svc *Service, kb, name string) string {
 	t.Helper()
 	fs, _ := svc.Files(context.Background(), kb)
