@@ -71,6 +71,7 @@ describe("Settings page", () => {
     expect(within(mode).getAllByRole("option").map((o) => o.textContent)).toEqual([
       "Ask before risky tools",
       "Accept file edits, ask for the rest",
+      "Auto: a classifier model decides, risky calls ask",
       "Plan only (no changes)",
       "Never ask (dangerous)",
     ]);
