@@ -102,6 +102,8 @@ describe("branches: versions of answers and questions", { timeout: SUITE_TIMEOUT
           await page.getByTestId("message-user").first().getByTestId("version-next").click();
           await page.waitForFunction(() => document.querySelectorAll('[data-testid="message-user"]').length === 1);
           assert.deepEqual(await questions(page), ["uno"]);
+          // Below 900 px the sidebar, search included, is a drawer: open it first.
+          if (size.width < 900) await page.getByTestId("sidebar-toggle").click();
           await page.getByTestId("session-search").fill("lighthouse");
           const hit = page.locator(`[data-testid="message-hit"][data-message-id="${first.messages[0].id}"]`);
           await hit.waitFor();

@@ -44,6 +44,7 @@ describe("small windows: drawers, no overflow, dialogs in view", { timeout: SUIT
       const sidebar = page.getByRole("complementary");
       const toggle = page.getByTestId("sidebar-toggle");
       assert.equal(await sidebar.isVisible(), false, "the sidebar is hidden in a small window");
+      assert.equal(Math.round((await page.locator("#main").boundingBox()).width), 800, "the main pane takes the whole width");
       assert.equal(await toggle.getAttribute("aria-expanded"), "false");
       await toggle.click();
       await page.waitForFunction(() => document.activeElement?.closest("aside") !== null);
@@ -72,6 +73,7 @@ describe("small windows: drawers, no overflow, dialogs in view", { timeout: SUIT
       await toggle.waitFor();
       assert.match(await toggle.innerText(), /General/);
       assert.equal(await page.getByTestId("settings-nav-about").isVisible(), false);
+      assert.ok((await page.getByTestId("settings-section-general").boundingBox()).width > 700, "the section takes the width the navigation left");
       await toggle.click();
       await page.waitForFunction(() => document.activeElement?.closest("nav.settings__nav") !== null);
       await screenshot(page, "small-settings-nav");
