@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,18 +262,47 @@ func TestChatCrashRecovery(t *testing.T) {
 }
 
 // buildCairn builds the cairn binary (CLI build, no desktop window) for tests that must
-// kill a real process.
+// run or kill a real process. It is built once per test run (linking it takes seconds)
+// and removed by TestMain.
 func buildCairn(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
+	cairnOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cairn-cli-test-")
+		if err != nil {
+			cairnErr = err
+			return
+		}
+		cairnDir = dir
+		bin := filepath.Join(dir, "cairn")
+		if runtime.GOOS == "windows" {
+			bin += ".exe"
+		}
+		build := exec.Command("go", "build", "-o", bin, "github.com/cairn-app/cairn")
+		build.Dir = filepath.Join("..", "..")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			cairnErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		cairnBin = bin
+	})
+	if cairnErr != nil {
+		t.Fatal(cairnErr)
 	}
-	build := exec.Command("go", "build", "-o", bin, "github.com/cairn-app/cairn")
-	build.Dir = filepath.Join("..", "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	return cairnBin
+}
+
+// The test binary's one build of cairn (buildCairn).
+var (
+	cairnOnce          sync.Once
+	cairnBin, cairnDir string
+	cairnErr           error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cairnDir != "" {
+		_ = os.RemoveAll(cairnDir)
 	}
-	return bin
+	os.Exit(code)
 }

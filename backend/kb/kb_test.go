@@ -432,3 +432,16 @@ func TestProgressIsCoalesced(t *testing.T) {
 		t.Errorf("%d progress events for one file, want 4", n)
 	}
 }
+
+// The keyword table merges its segments 16 at a time (migration 0025), which a file per
+// transaction ingests faster with.
+func TestFTSMergesSixteenSegmentsAtATime(t *testing.T) {
+	f := newFixture(t, nil)
+	var v int
+	if err := f.db.DB.QueryRow("SELECT v FROM kb_fts_config WHERE k = 'automerge'").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != 16 {
+		t.Fatalf("automerge = %d, want 16", v)
+	}
+}
