@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cairn-app/cairn/backend/agents"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/elicit"
@@ -39,12 +40,14 @@ type wireEvents struct {
 	// A new pending request: show the dialog.
 	ApprovalRequested approval.Request `event:"approval:requested"`
 	// Decided, cancelled or interrupted: close the dialog.
-	ApprovalDecided  approval.Request     `event:"approval:decided"`
-	ApprovalResumed  approval.Request     `event:"approval:resumed"`
-	RulesChanged     approval.RuleList    `event:"permission:rules"`
-	ModeChanged      approval.SessionMode `event:"permission:mode"`
-	MCPServer        mcp.ServerView       `event:"mcp:server"`
-	MCPServerRemoved struct {
+	ApprovalDecided approval.Request     `event:"approval:decided"`
+	ApprovalResumed approval.Request     `event:"approval:resumed"`
+	RulesChanged    approval.RuleList    `event:"permission:rules"`
+	ModeChanged     approval.SessionMode `event:"permission:mode"`
+	// The user's sub-agent types changed: reload them.
+	AgentTypesChanged agents.TypesChanged `event:"agents:types"`
+	MCPServer         mcp.ServerView      `event:"mcp:server"`
+	MCPServerRemoved  struct {
 		ID string `json:"id"`
 	} `event:"mcp:server-removed"`
 	MCPLog mcp.LogEvent `event:"mcp:log"`

@@ -243,6 +243,19 @@ const (
 	// MCPResourceEmpty: a resource attached to a message has no text and no blob.
 	MCPResourceEmpty Code = "mcp_resource_empty"
 
+	// Sub-agents: an unknown type (params: type, known), a coder asked for outside a task
+	// session, a sub-agent asking for one of its own, a budget the child used up (rounds,
+	// tokens, wall time: params limit), background runs before background tasks exist, a
+	// type the user defines that cannot be kept (params: message).
+	AgentTypeUnknown       Code = "agent_type_unknown"
+	AgentTypeNeedsTask     Code = "agent_type_needs_task"
+	AgentNested            Code = "agent_nested"
+	AgentTokenBudget       Code = "agent_token_budget"
+	AgentTimeBudget        Code = "agent_time_budget"
+	AgentBackgroundMissing Code = "agent_background_unavailable"
+	AgentTypeInvalid       Code = "agent_type_invalid"
+	AgentRunNotFound       Code = "agent_run_not_found"
+
 	// Task mode's sandbox tools: a chat session asked for a workspace, a folder that
 	// cannot be one, no sandbox on this machine while running unsandboxed is off.
 	SandboxTaskOnly     Code = "sandbox_task_only"
@@ -451,4 +464,13 @@ var catalogue = map[Code]def{
 
 	MCPRequestFailed: {},
 	MCPResourceEmpty: {},
+
+	AgentTypeUnknown:       {action: openSettings("agents")},
+	AgentTypeNeedsTask:     {},
+	AgentNested:            {},
+	AgentTokenBudget:       {action: openSettings("agents")},
+	AgentTimeBudget:        {action: openSettings("agents")},
+	AgentBackgroundMissing: {},
+	AgentTypeInvalid:       {},
+	AgentRunNotFound:       {},
 }

@@ -155,7 +155,7 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 		ReadOnly: t.ReadOnly, Destructive: t.Destructive, Mode: in.Mode, AskReason: v.Reason,
 		AskReasonCode: v.ReasonCode, AskReasonParams: v.ReasonParams,
 		Rules: permission.SuggestRules(t, in.Targets), Status: StatusPending, CreatedAt: time.Now().UnixMilli(),
-		scope: req.Call.Scope, fingerprint: t.Fingerprint,
+		scope: req.Call.Scope, fingerprint: t.Fingerprint, Agent: req.Call.Scope.Agent,
 	}
 	if r.Rules == nil {
 		r.Rules = []permission.Rule{}

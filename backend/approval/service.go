@@ -363,6 +363,7 @@ func scanRequest(sc interface{ Scan(...any) error }) (Request, error) {
 	_ = json.Unmarshal([]byte(touches), &r.Touches)
 	_ = json.Unmarshal([]byte(rules), &r.Rules)
 	_ = json.Unmarshal([]byte(scope), &r.scope)
+	r.Agent = r.scope.Agent
 	_ = json.Unmarshal([]byte(ruleIDs), &r.RuleIDs)
 	_ = json.Unmarshal([]byte(reasonParams), &r.AskReasonParams)
 	if r.Rules == nil {

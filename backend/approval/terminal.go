@@ -139,6 +139,9 @@ func describe(r Request) string {
 	if r.Server != "" {
 		s += " (" + r.Server + ")"
 	}
+	if r.Agent != nil {
+		s += ", from sub-agent " + r.Agent.Name
+	}
 	return termtext.Line(s)
 }
 

@@ -97,8 +97,11 @@ type Request struct {
 	// RuleIDs are the rules the decision created.
 	RuleIDs     []string `json:"ruleIds,omitempty"`
 	ResumedFrom string   `json:"resumedFrom,omitempty"`
-	CreatedAt   int64    `json:"createdAt"`
-	DecidedAt   int64    `json:"decidedAt,omitempty"`
+	// Agent is the sub-agent that made the call (its name and its own conversation), nil
+	// for the session's own model; SessionID is then the session it acts for.
+	Agent     *tools.Agent `json:"agent,omitempty"`
+	CreatedAt int64        `json:"createdAt"`
+	DecidedAt int64        `json:"decidedAt,omitempty"`
 
 	scope       tools.Scope
 	fingerprint string

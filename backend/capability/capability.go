@@ -77,6 +77,13 @@ type Env struct {
 	// several, such as MCP's servers) hold exactly these entries: the way a dynamic set
 	// (skills, knowledge bases) changes its tools while Cairn runs.
 	Replace func(ns string, entries []tools.Entry) error
+	// Chat is the conversations service (a *chat.Service), for a capability that runs
+	// conversations of its own (sub-agents): it asserts the interface it needs. It is
+	// untyped because chat itself reads capabilities (knowledge bases). Nil in commands.
+	Chat any
+	// Tools is the registry, for a capability that reads other tools' declarations
+	// (what a call touches). Nil in commands.
+	Tools *tools.Registry
 	// Opened is the Value the capability's Open returned, once it has opened (nil before,
 	// or when it has none): a command run on opened services uses the running capability
 	// instead of starting a second one.

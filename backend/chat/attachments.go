@@ -101,6 +101,8 @@ type userInput struct {
 	text    string
 	files   []AttachmentInput
 	carried []Attachment
+	// child, when set, runs the answer as a sub-agent's (RunChild).
+	child *ChildRun
 }
 
 func (u userInput) empty() bool {

@@ -227,7 +227,7 @@ func (r *run) overlay(msgs []Message) {
 }
 
 func (r *run) stateLocked() State {
-	if len(r.approvals) > 0 {
+	if len(r.approvals) > 0 || len(r.childWaits) > 0 {
 		return StateAwaitingApproval
 	}
 	return StateStreaming

@@ -73,6 +73,9 @@ func (o *observer) ApprovalRequested(callID string, data json.RawMessage) {
 	if r.stateLocked() != before {
 		r.publishState()
 	}
+	r.mu.Unlock()
+	r.reportWaits()
+	r.mu.Lock()
 }
 
 // ApprovalDecided adds an approval-decided part; the session leaves awaiting-approval
@@ -94,4 +97,7 @@ func (o *observer) ApprovalDecided(callID string, data json.RawMessage) {
 	if r.stateLocked() != before {
 		r.publishState()
 	}
+	r.mu.Unlock()
+	r.reportWaits()
+	r.mu.Lock()
 }

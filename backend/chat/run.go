@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -44,6 +45,12 @@ type run struct {
 	closed    bool         // the answer ended (or its tools were abandoned): late reports are ignored
 	resume    *tools.Call  // a call interrupted while it waited for approval, replayed first
 	files     []Attachment // documents of the conversation read through the file tools
+	// child is set for a sub-agent's answer; parent is the run of the session it acts
+	// for, when that one runs here, and childWaits counts the approvals its children
+	// wait for (the parent shows awaiting-approval meanwhile).
+	child      *ChildRun
+	parent     *run
+	childWaits map[*run]int
 }
 
 // ResumeCall continues a session whose answer was interrupted while a call waited for
@@ -191,11 +198,14 @@ func (s *Service) start(ctx context.Context, sessionID string, in userInput, res
 	if err != nil {
 		return SendResult{}, err
 	}
-	runCtx, cancel := context.WithCancel(s.base)
+	runCtx, cancel := s.runContext(ctx, in.child)
 	r := &run{svc: s, sess: sess, msgID: newID(), topic: events.SessionTopic(sessionID), ctx: runCtx, cancel: cancel,
 		done: make(chan struct{}), roundCall: map[int]*livePart{}, calls: map[string]*livePart{},
-		results: map[string]tools.Outcome{}, approvals: map[string]bool{}, resume: resume}
+		results: map[string]tools.Outcome{}, approvals: map[string]bool{}, resume: resume, child: in.child}
 	s.mu.Lock()
+	if in.child != nil {
+		r.parent, in.child.run = s.runs[in.child.ActAs], r
+	}
 	switch {
 	case s.closed:
 		s.mu.Unlock()
@@ -399,6 +409,12 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		Model: tools.ModelCaps{SupportsTools: target.Model.SupportsTools, Vision: target.Model.Vision,
 			Reasoning: target.Model.Reasoning, ContextWindow: target.Model.ContextWindow},
 		FoldAll: r.svc.cfg.Settings.Bool(ctx, "chat.foldAllTools"), Conversation: latestUserText(history, conversationChars)}
+	actAs := r.sess.ID
+	if c := r.child; c != nil {
+		maxRounds = cmp.Or(c.MaxRounds, maxRounds)
+		actAs = c.ActAs
+		scope.SessionID, scope.Allow, scope.Agent = c.ActAs, c.Allow, &tools.Agent{Name: c.Agent, SessionID: r.sess.ID}
+	}
 	fileNote := r.offerFiles(&scope)
 	runner := r.svc.toolRunner()
 	costNoted := false
@@ -448,8 +464,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 			r.end(nil)
 			return
 		}
-		if round >= maxRounds {
-			e := apperr.New(apperr.MaxRoundsReached, "the limit of %d tool rounds was reached", maxRounds).WithParam("rounds", maxRounds)
+		if e := r.overBudget(round, maxRounds); e != nil {
 			r.mu.Lock()
 			for _, c := range res.ToolCalls {
 				r.recordLocked(tools.Stopped(c.ID, c.Name, e))
@@ -460,7 +475,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		}
 		calls := make([]tools.Call, 0, len(res.ToolCalls))
 		for _, c := range res.ToolCalls {
-			calls = append(calls, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, SessionID: r.sess.ID, MessageID: r.msgID, Scope: scope})
+			calls = append(calls, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, SessionID: actAs, MessageID: r.msgID, Scope: scope})
 		}
 		outcomes := r.runTools(ctx, runner, calls)
 		if ctx.Err() != nil {
@@ -814,6 +829,9 @@ func (r *run) end(e *apperr.Error) {
 		delete(r.svc.runs, r.sess.ID)
 	}
 	r.svc.mu.Unlock()
+	if r.parent != nil {
+		r.parent.setChildWaiting(r, 0)
+	}
 	r.mu.Lock()
 	r.publish(EventSessionState, StateChange{SessionID: r.sess.ID, State: StateIdle, MessageID: r.msgID})
 	sess := r.sess

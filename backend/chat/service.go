@@ -214,10 +214,11 @@ func (s *Service) withState(sess Session) Session {
 // title contains it (case-insensitive for Latin letters).
 func (s *Service) ListSessions(ctx context.Context, query string) (SessionList, error) {
 	seq := s.bus.Seq(events.TopicSessions)
-	q := "SELECT " + sessionSelect + " FROM sessions"
+	// A sub-agent's conversation is opened from its parent's card, not listed.
+	q := "SELECT " + sessionSelect + " FROM sessions WHERE parent_session_id IS NULL"
 	var args []any
 	if query = strings.TrimSpace(query); query != "" {
-		q += ` WHERE title LIKE ? ESCAPE '\'`
+		q += ` AND title LIKE ? ESCAPE '\'`
 		args = append(args, "%"+escapeLike(query)+"%")
 	}
 	q += " ORDER BY pinned_at > 0 DESC, active_at DESC, id"
@@ -360,6 +361,18 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 			return sess, err
 		}
 	}
+	in.Kind = kind
+	sess, err := s.insertSession(ctx, in)
+	if err != nil {
+		return Session{}, err
+	}
+	s.bus.Publish(events.TopicSessions, EventSessionsUpserted, sess)
+	return sess, nil
+}
+
+// insertSession checks and stores a new session of in.Kind without announcing it.
+func (s *Service) insertSession(ctx context.Context, in SessionInput) (Session, error) {
+	kind := in.Kind
 	if err := checkTemperature(in.Temperature); err != nil {
 		return Session{}, err
 	}
@@ -403,7 +416,6 @@ func (s *Service) CreateSession(ctx context.Context, in SessionInput) (Session, 
 		return Session{}, apperr.Wrap(err, apperr.Internal, "create session")
 	}
 	sess.State = StateIdle
-	s.bus.Publish(events.TopicSessions, EventSessionsUpserted, sess)
 	return sess, nil
 }
 

@@ -32,7 +32,7 @@ const sessionCols = "id, kind, title, COALESCE(provider_id, ''), model, system_p
 // sessionSelect is what a read of sessions takes: sessionCols (what an insert writes)
 // and the columns the database keeps itself (active_at by trigger) or that only their
 // own calls change (pin, archive).
-const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at, chosen_root_id, top_p, max_tokens, context_messages"
+const sessionSelect = sessionCols + ", active_at, pinned_at, archived_at, chosen_root_id, top_p, max_tokens, context_messages, COALESCE(parent_session_id, ''), parent_call_id"
 
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var s Session
@@ -40,7 +40,7 @@ func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var toolsets string
 	var pinned, archived int64
 	if err := sc.Scan(&s.ID, &s.Kind, &s.Title, &s.ProviderID, &s.Model, &s.SystemPrompt, &temp, &toolsets, &s.Reasoning.Effort, &s.Reasoning.Budget, &s.CreatedAt, &s.UpdatedAt,
-		&s.ActiveAt, &pinned, &archived, &s.ChosenRootID, &topP, &s.MaxTokens, &s.ContextMessages); err != nil {
+		&s.ActiveAt, &pinned, &archived, &s.ChosenRootID, &topP, &s.MaxTokens, &s.ContextMessages, &s.ParentID, &s.ParentCallID); err != nil {
 		return s, err
 	}
 	if topP.Valid {

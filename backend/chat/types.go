@@ -237,6 +237,11 @@ type Session struct {
 	Archived bool `json:"archived"`
 	// ChosenRootID is the first message of the chosen path ("" = the newest first one).
 	ChosenRootID string `json:"chosenRootId,omitempty"`
+	// ParentID is the session whose tool call ParentCallID started this one (a
+	// sub-agent's conversation); such a session is left out of the list and opened from
+	// its parent's card.
+	ParentID     string `json:"parentId,omitempty"`
+	ParentCallID string `json:"parentCallId,omitempty"`
 }
 
 // SessionInput creates a session; empty fields take defaults (kind chat, the last used

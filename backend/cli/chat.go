@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cairn-app/cairn/backend/agents"
 	"io"
 	"os"
 	"path/filepath"
@@ -348,6 +349,11 @@ func (p *chatPrinter) toolProgress(name string, pr tools.Progress) {
 		return
 	}
 	p.progress[pr.CallID] = pr
+	if pr.Kind == agents.ProgressKind {
+		// A sub-agent's steps, indented under the call that started it.
+		fmt.Fprintf(p.env.Stderr, "    %s\n", termtext.Line(pr.Message))
+		return
+	}
 	fmt.Fprintf(p.env.Stderr, "[progress] %s %s\n", termtext.Line(name), progressText(pr))
 }
 

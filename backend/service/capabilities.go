@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cairn-app/cairn/backend/agents"
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/files"
@@ -28,6 +29,7 @@ func Capabilities() capability.List {
 		sandbox.Capability(),
 		skills.Capability(),
 		location.Capability(),
+		agents.Capability(),
 		mcp.Capability(),
 		metaCapability(),
 	}
@@ -44,9 +46,14 @@ func metaCapability() capability.Capability {
 
 // CapabilityEnv is what capability c is opened with on these services.
 func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
+	var conversations any
+	if s.Chat != nil {
+		conversations = s.Chat
+	}
 	return capability.Env{
+		Chat:    conversations,
 		DataDir: s.DataDir, DB: s.DB, Bus: s.Bus, Settings: s.Settings, Secrets: s.Secrets, Log: s.Log.With("capability", c.Name),
-		Opened: s.opened[c.Name],
+		Opened: s.opened[c.Name], Tools: s.Tools,
 		Replace: func(ns string, entries []tools.Entry) error {
 			if ns == "" {
 				ns = c.Name
@@ -113,3 +120,10 @@ func checkCapabilities(l capability.List) error {
 // Opened is what capability name's Open returned as its Value (nil when it has none):
 // the facade's way to a capability's own service.
 func (s *Services) Opened(name string) any { return s.opened[name] }
+
+// Agents is the sub-agents' service, once the agents capability opened (nil before, or
+// in a Cairn opened without it).
+func (s *Services) Agents() *agents.Service {
+	svc, _ := s.opened[agents.Name].(*agents.Service)
+	return svc
+}

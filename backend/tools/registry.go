@@ -295,7 +295,7 @@ func (r *Registry) active(scope Scope) []*record {
 	last := ""
 	for _, rec := range snap {
 		name := rec.def.Name
-		if name == last || scope.Disabled[name] || !applies(rec.entry, scope) {
+		if name == last || scope.Disabled[name] || !scope.allows(name) || !applies(rec.entry, scope) {
 			continue
 		}
 		out = append(out, rec)
@@ -321,7 +321,7 @@ func applies(e *Entry, s Scope) (ok bool) {
 // name, and filtering every registered tool per call cost more than the call itself.
 func (r *Registry) find(scope Scope, name string) *record {
 	snap := r.snapshot()
-	if !scope.Disabled[name] {
+	if !scope.Disabled[name] && scope.allows(name) {
 		i, _ := slices.BinarySearchFunc(snap, name, func(rec *record, n string) int { return cmp.Compare(rec.def.Name, n) })
 		for ; i < len(snap) && snap[i].def.Name == name; i++ {
 			if applies(snap[i].entry, scope) {

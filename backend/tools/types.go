@@ -34,7 +34,22 @@ type Scope struct {
 	// whose instruction ranks what it offers by what the conversation is about. It is
 	// never part of a call's JSON.
 	Conversation string `json:"-"`
+	// Allow, when set, keeps only the tools whose wire name it accepts (a sub-agent's
+	// tools are its type's within its parent's); nil keeps every tool. Never in JSON.
+	Allow func(name string) bool `json:"-"`
+	// Agent names the sub-agent on whose behalf the calls of this scope run (nil for the
+	// session's own model): the approval dialog says who asks.
+	Agent *Agent `json:"agent,omitempty"`
 }
+
+// Agent is a sub-agent as its calls carry it: its name and its own conversation.
+type Agent struct {
+	Name      string `json:"name"`
+	SessionID string `json:"sessionId"`
+}
+
+// allows reports whether the scope keeps a tool by its Allow filter.
+func (s Scope) allows(name string) bool { return s.Allow == nil || s.Allow(name) }
 
 // HasToolset reports whether the session enabled a toolset.
 func (s Scope) HasToolset(name string) bool {

@@ -54,6 +54,11 @@ func Scenarios() map[string]func(Request) Reply {
 		// "call" reads "NAME [JSON]" from the last user message: it calls the offered tool
 		// whose name contains NAME (case, "-" and "_" ignored) with JSON (default {}).
 		"call": callScenario,
+		// "agent" hands the last user message to a general sub-agent named helper
+		// (agent_run), which runs the "call" scenario on it; the parent then answers with
+		// what the sub-agent reported. Parent and child are told apart by the child's
+		// system prompt (SubAgentMarker).
+		"agent": agentScenario,
 		// "cite" searches the web for the last user message, then answers citing the
 		// results it got by their numbers, as the web toolset's instruction asks.
 		"cite": citeScenario,
@@ -165,6 +170,23 @@ func callScenario(r Request) Reply {
 		args = "{}"
 	}
 	return callMatching(r, name, args)
+}
+
+// SubAgentMarker starts every sub-agent's system prompt (backend/agents keeps it so).
+const SubAgentMarker = "You are a sub-agent"
+
+// agentScenario: see Scenarios.
+func agentScenario(r Request) Reply {
+	for _, m := range r.Body.Messages {
+		if m.Role == "system" && strings.Contains(m.Content, SubAgentMarker) {
+			return callScenario(r)
+		}
+	}
+	if reply, done := afterTool(r); done {
+		return reply
+	}
+	args, _ := json.Marshal(map[string]string{"description": "delegated call", "prompt": lastUserText(r.Body), "type": "general", "name": "helper"})
+	return callMatching(r, "agent_run", string(args))
 }
 
 // resultEntry is a numbered entry of web_search's text ("[2] Title" at a line start).

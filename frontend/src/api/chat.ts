@@ -93,6 +93,8 @@ export function applySessionsEvent(state: SessionList, ev: CairnEvent): SessionL
     case SessionEvents.sessionsUpserted: {
       const s = ev.data as Session | undefined;
       if (!s || typeof s.id !== "string") return RELOAD;
+      // A sub-agent's conversation is opened from its parent's card, never listed.
+      if (s.parentId) return undefined;
       const rest = state.sessions.filter((x) => x.id !== s.id);
       return { ...state, seq: ev.seq, sessions: [...rest, s].sort(byActivity) };
     }

@@ -67,6 +67,8 @@ export interface Facade {
    * approval_already_decided. window names the deciding window in the audit log.
    */
   DecideApproval(requestID: string, decision: string, reason: string, window: string): Promise<ApprovalRequest>;
+  /** DeleteAgentType removes a sub-agent type the user defined. */
+  DeleteAgentType(name: string): Promise<void>;
   /** DeleteKB removes a knowledge base with its files. */
   DeleteKB(id: string): Promise<void>;
   /** DeleteMCPServer stops a server and forgets it, its secrets and its tools. */
@@ -114,6 +116,11 @@ export interface Facade {
   FetchImage(url: string): Promise<RemoteImage>;
   /** FetchModels reads the provider's model list and merges it into the stored one. */
   FetchModels(providerID: string): Promise<LLMProvider>;
+  /**
+   * GetAgentRun is the sub-agent a tool call of a session started: its own conversation,
+   * name, type, state and account (the parent's tool card shows it live).
+   */
+  GetAgentRun(sessionID: string, callID: string): Promise<AgentsRun>;
   /**
    * GetAttachmentPreview is what an attachment chip's dialog shows: the image whole, or
    * the document's text.
@@ -175,6 +182,10 @@ export interface Facade {
   ImportSkillPath(path: string): Promise<SkillsSkill>;
   /** ImportSkillZip imports a zip the window read (a picker or a drop), in base64. */
   ImportSkillZip(name: string, dataBase64: string): Promise<SkillsSkill>;
+  /** ListAgentRuns are the sub-agents a session started, oldest first. */
+  ListAgentRuns(sessionID: string): Promise<AgentsRun[]>;
+  /** ListAgentTypes are the sub-agent types: the built-in ones, then the user's. */
+  ListAgentTypes(): Promise<AgentsType[]>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
   ListApprovalAudit(query: ApprovalAuditQuery, limit: number): Promise<ApprovalAuditPage>;
   /** ListKBFiles lists a knowledge base's files with their ingest state. */
@@ -276,6 +287,8 @@ export interface Facade {
   ResumeKB(id: string, fileID: string): Promise<void>;
   /** RetryKBFile indexes one file again (a failed one, or to re-index it). */
   RetryKBFile(fileID: string): Promise<void>;
+  /** SaveAgentType adds or changes a sub-agent type the user defines (by its name). */
+  SaveAgentType(t: AgentsType): Promise<AgentsType>;
   /**
    * SaveFile is SaveTextFile for bytes (a zip, a backup): the desktop's native save dialog,
    * the file private to the user; "" when cancelled.
@@ -437,6 +450,8 @@ export interface EventPayloads {
   "approval:resumed": ApprovalRequest;
   "permission:rules": ApprovalRuleList;
   "permission:mode": ApprovalSessionMode;
+  /** The user's sub-agent types changed: reload them. */
+  "agents:types": AgentsTypesChanged;
   "mcp:server": MCPServerView;
   "mcp:server-removed": {
     id: string;
@@ -465,6 +480,61 @@ export interface EventPayloads {
   "elicitation:requested": ElicitRequest;
   /** Answered (or the server stopped waiting): close the form. */
   "elicitation:answered": ElicitRequest;
+}
+
+/** CallCount is how many times a child called one tool. */
+export interface AgentsCallCount {
+  name: string;
+  count: number;
+}
+
+/** Run is one sub-agent as its parent's tool card and `cairn chat` show it. */
+export interface AgentsRun {
+  /** the child's own conversation */
+  sessionId: string;
+  parentSessionId: string;
+  parentCallId: string;
+  name: string;
+  type: string;
+  description: string;
+  state: string;
+  summary: AgentsSummary;
+  createdAt: number;
+  endedAt?: number;
+}
+
+/**
+ * Summary is the account a child gives: the tools it called, the sources it read, its
+ * tokens and, when it did not finish, why.
+ */
+export interface AgentsSummary {
+  calls: AgentsCallCount[];
+  sources: string[];
+  usage?: LLMUsage;
+  error?: ApperrError;
+}
+
+/**
+ * Type is a kind of sub-agent: what it is told and which tools it may use. Tools are wire
+ * names, "prefix*" patterns, or "*" for every tool of the parent; a child gets only those
+ * of them its parent has.
+ */
+export interface AgentsType {
+  name: string;
+  description: string;
+  instructions: string;
+  tools: string[];
+  /** ProviderID and Model are the type's model ("" = the parent's). */
+  providerId?: string;
+  model?: string;
+  /** BuiltIn types are Cairn's own (general, researcher, coder): not editable. */
+  builtIn: boolean;
+  /** TaskOnly types work only in task sessions (the sandbox tools are there). */
+  taskOnly?: boolean;
+}
+
+/** TypesChanged is the payload of agents:types. */
+export interface AgentsTypesChanged {
 }
 
 /** Action tells a window how the user can get out of the error (open a settings page, retry). */
@@ -628,6 +698,11 @@ export interface ApprovalRequest {
   /** RuleIDs are the rules the decision created. */
   ruleIds?: string[];
   resumedFrom?: string;
+  /**
+   * Agent is the sub-agent that made the call (its name and its own conversation), nil
+   * for the session's own model; SessionID is then the session it acts for.
+   */
+  agent?: ToolsAgent;
   createdAt: number;
   decidedAt?: number;
 }
@@ -939,6 +1014,13 @@ export interface ChatSession {
   archived: boolean;
   /** ChosenRootID is the first message of the chosen path ("" = the newest first one). */
   chosenRootId?: string;
+  /**
+   * ParentID is the session whose tool call ParentCallID started this one (a
+   * sub-agent's conversation); such a session is left out of the list and opened from
+   * its parent's card.
+   */
+  parentId?: string;
+  parentCallId?: string;
 }
 
 /**
@@ -2312,6 +2394,12 @@ export interface SkillsSkill {
 
 /** Source is where a skill was found. */
 export type SkillsSource = "data" | "folder" | "claude" | "agents";
+
+/** Agent is a sub-agent as its calls carry it: its name and its own conversation. */
+export interface ToolsAgent {
+  name: string;
+  sessionId: string;
+}
 
 /** Defer says whether a tool may be folded behind the meta tools (TOOL-4). */
 export type ToolsDefer = "never" | "always" | "auto";

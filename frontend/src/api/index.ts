@@ -20,6 +20,7 @@ export * from "./images";
 export * from "./websearch";
 export * from "./kb";
 export * from "./skills";
+export * from "./agents";
 export * from "./sandbox";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

@@ -134,6 +134,18 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
             </span>
           )}
           {session.kind === "task" && <TaskHeader sessionId={id} />}
+          {session.parentId && (
+            <button
+              type="button"
+              className="badge session__kind"
+              data-testid="session-parent"
+              title={t("agent.parentHelp")}
+              onClick={() => navigate({ name: "session", id: session.parentId! })}
+            >
+              <Icon name="users" size={13} />
+              {t("agent.parent")}
+            </button>
+          )}
           <h1 className="session__title" title={title}>
             {title}
           </h1>

@@ -43,6 +43,7 @@ const paths = {
   shield: "M12 3 5 6v6c0 4.4 3 7.7 7 9 4-1.3 7-4.6 7-9V6l-7-3Z",
   more: "M5 12h.01M12 12h.01M19 12h.01",
   archive: "M3 4h18v4H3ZM5 8v12h14V8M10 12h4",
+  users: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8ZM2 21v-1a6 6 0 0 1 6-6h2a6 6 0 0 1 6 6v1M16 3.1a4 4 0 0 1 0 7.8M22 21v-1a6 6 0 0 0-4-5.6",
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -22,6 +22,7 @@ import { useSettingsSections } from "./useSections";
 const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default: m.McpSection })));
 const KnowledgeSection = lazy(() => import("../knowledge/KnowledgeSection").then((m) => ({ default: m.KnowledgeSection })));
 const SkillsSection = lazy(() => import("../skills/SkillsSection").then((m) => ({ default: m.SkillsSection })));
+const AgentsSection = lazy(() => import("../agents/AgentsSection").then((m) => ({ default: m.AgentsSection })));
 const PermissionsSection = lazy(() => import("../permissions/PermissionsSection").then((m) => ({ default: m.PermissionsSection })));
 const sectionFallback = <p className="muted" role="status" aria-busy="true" />;
 
@@ -66,6 +67,13 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
       return (
         <Suspense fallback={sectionFallback}>
           <KnowledgeSection />
+          <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
+        </Suspense>
+      );
+    case "agents":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <AgentsSection />
           <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
         </Suspense>
       );

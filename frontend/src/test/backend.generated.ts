@@ -58,6 +58,15 @@ export const TOOLSETS: CapabilityToolset[] = [
     "section": "location"
   },
   {
+    "name": "agent",
+    "label": "chat:tools.namespace.agent",
+    "icon": "users",
+    "chat": false,
+    "task": false,
+    "fixed": false,
+    "section": "agents"
+  },
+  {
     "name": "mcp",
     "label": "chat:tools.namespace.mcp",
     "icon": "plug",

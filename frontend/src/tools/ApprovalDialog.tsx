@@ -86,7 +86,7 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
   const canRule = (request.rules ?? []).length > 0;
   const shownArgs = prettyJSON(args) ?? args;
   // Characters that would hide or reorder text, in anything the dialog shows of the call.
-  const hidden = [request.tool, request.server ?? "", shownArgs, touches.cwd ?? "", ...(touches.commands ?? []), ...(touches.paths ?? []), ...(touches.urls ?? []), ...(change?.lines.map((l) => l.text) ?? [])].reduce(
+  const hidden = [request.tool, request.server ?? "", request.agent?.name ?? "", shownArgs, touches.cwd ?? "", ...(touches.commands ?? []), ...(touches.paths ?? []), ...(touches.urls ?? []), ...(change?.lines.map((l) => l.text) ?? [])].reduce(
     (n, s) => n + countHidden(s),
     0,
   );
@@ -156,6 +156,12 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
           </code>
           {nsLabel && <span className="muted">· {t(nsLabel)}</span>}
         </p>
+        {request.agent && (
+          <p className="approval__agent" data-testid="approval-agent">
+            <Icon name="users" size={15} />
+            {t("agent.from", { name: visibleString(request.agent.name) })}
+          </p>
+        )}
         {hidden > 0 && (
           <p className="approval__warn" data-testid="approval-hidden-warning">
             <Icon name="alert" size={15} />

@@ -30,6 +30,7 @@ import { KbSearchResult } from "./KbSearchResult";
 import { isLocationDisplay, LocationResult } from "./LocationResult";
 import { SkillLoadedResult } from "./SkillLoadedResult";
 import { ResourceLinks, resourceLinks } from "./ResourceLinks";
+import { AgentRunView, isAgentRun, isAgentRunItem } from "./AgentRunView";
 
 /** Results longer than this (characters or lines) are cut with a "show all" button. */
 export const RESULT_PREVIEW_CHARS = 1500;
@@ -126,6 +127,7 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
       {resumable && sessionApprovals && requestId && (
         <ApprovalResume request={{ ...(approval as object), ...(request ?? {}), id: requestId }} status={approvalStatus!} approvals={sessionApprovals} />
       )}
+      {isAgentRunItem(item) && <AgentRunView item={item} />}
       {running && progress && progress.total ? (
         <div
           className="tool-card__bar"
@@ -169,7 +171,8 @@ export const ToolCard = memo(function ToolCard({ item, live }: { item: ToolItem;
             !isFetchCard(item.name, end.display) &&
             !isKbSearchDisplay(item.name, end.display) &&
             !isLocationDisplay(item.name, end.display) &&
-            !isSkillLoaded(item.name, end.display) && <Result content={end.content} display={end.display} />}
+            !isSkillLoaded(item.name, end.display) &&
+            !isAgentRun(end.display) && <Result content={end.content} display={end.display} />}
           {end && state === "error" && end.content && (
             <details className="tool-card__section">
               <summary>{t("tools.modelSaw")}</summary>
