@@ -30,6 +30,9 @@ func newBackgroundRig(t *testing.T) *bgRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, kind, created_at, updated_at) VALUES ('s1', 'task', 0, 0), ('c1', 'chat', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
 	ts, err := tasks.New(ctx, tasks.Config{Dir: filepath.Join(dir, "tasks")})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +118,7 @@ func TestBackgroundBashPolledWithTaskOutput(t *testing.T) {
 	}
 	o = r.call(tasks.OutputTool, map[string]any{"id": id, "wait_seconds": 20}, nil)
 	if out := r.output(o); o.Status != tools.StatusResult || !strings.Contains(o.Content, "failed (exit code 3)") || !strings.Contains(out, "second") ||
-		!strings.Contains(out, "oops") || strings.Contains(out, "first") || !strings.Contains(o.Content, "Output since the last read:\n"+out) {
+		!strings.Contains(out, "oops") || strings.Contains(out, "first") || !strings.Contains(o.Content, "Output since the last read:\n"+strings.TrimRight(out, "\n")) {
 		t.Fatalf("read after the end: %s %q", o.Status, o.Content)
 	}
 	if o = r.call(tasks.OutputTool, map[string]any{"id": id}, nil); !strings.Contains(o.Content, "No new output") {

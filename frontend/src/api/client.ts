@@ -15,6 +15,7 @@ import { websearchApi } from "./websearch";
 import { kbApi } from "./kb";
 import { skillsApi } from "./skills";
 import { sandboxApi } from "./sandbox";
+import { tasksApi } from "./tasks";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -67,6 +68,8 @@ export function createClient(transport: Transport) {
     skills,
     /** Task mode: the sandbox's status and the task sessions' workspaces. */
     sandbox: sandboxApi(transport),
+    /** Background tasks of a session (sandbox_bash run_in_background, sub-agents). */
+    tasks: tasksApi(transport),
     /** Conversation exports and imports, backups (app_transfer.go). */
     transfer: transferApi(transport),
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */

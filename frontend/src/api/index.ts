@@ -21,5 +21,6 @@ export * from "./websearch";
 export * from "./kb";
 export * from "./skills";
 export * from "./sandbox";
+export * from "./tasks";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";
