@@ -76,7 +76,7 @@ describe("the Tasks view", () => {
     expect(within(dialog).getByTestId("task-detail")).toHaveTextContent("Stopped · exit code 143");
     expect(screen.getByTestId("tasks-open")).toHaveTextContent(/^Tasks: 2$/);
 
-    await user.click(items[1]);
+    await user.click(items[1]!);
     await waitFor(() => expect(within(dialog).getByTestId("task-output")).toHaveTextContent("FAIL x"));
     expect(within(dialog).getByTestId("task-detail")).toHaveAttribute("data-task-id", "task_a");
     expect(within(dialog).queryByTestId("task-stop")).toBeNull();
