@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/skills"
+	"github.com/cairn-app/cairn/backend/tasks"
 )
 
 // wireEvents names the payload of every event type a window receives (the event tag is
@@ -66,6 +67,11 @@ type wireEvents struct {
 		Name    string `json:"name"`
 		Enabled bool   `json:"enabled"`
 	} `event:"tools:prefs"`
+
+	// A background task started, wrote output or ended (topic tasks:<session>); one
+	// that is gone with its session.
+	TaskUpdated tasks.Task `event:"task:updated"`
+	TaskRemoved tasks.Task `event:"task:removed"`
 
 	// An MCP server asks the user for input: show the form.
 	ElicitationRequested elicit.Request `event:"elicitation:requested"`

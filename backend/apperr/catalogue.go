@@ -261,12 +261,19 @@ const (
 	SandboxTaskOnly     Code = "sandbox_task_only"
 	SandboxWorkspaceBad Code = "sandbox_workspace_invalid"
 	SandboxUnavailable  Code = "sandbox_unavailable"
+
+	// Background tasks: an id that is no task of the calling session, a session that
+	// already runs as many tasks as it may.
+	TaskNotFound Code = "task_not_found"
+	TaskLimit    Code = "task_limit"
 )
 
 var catalogue = map[Code]def{
 	SandboxTaskOnly:     {},
 	SandboxWorkspaceBad: {},
 	SandboxUnavailable:  {action: openSettings("sandbox")},
+	TaskNotFound:        {},
+	TaskLimit:           {},
 	FileSaveFailed:      {action: retry},
 	Unknown:             {},
 	Internal:            {},

@@ -88,6 +88,12 @@ type Env struct {
 	// or when it has none): a command run on opened services uses the running capability
 	// instead of starting a second one.
 	Opened any
+	// Peer is the Value another capability's Open returned (nil before it opened, or when
+	// it has none), asked when needed rather than at Open, since capabilities open one
+	// after another: the way one capability uses another's service (the sandbox's
+	// background commands run as the tasks capability's tasks). Nil in an Env built by
+	// hand.
+	Peer func(name string) any
 }
 
 // Secrets is how a capability reads the keys it declared.

@@ -443,6 +443,7 @@ func (r *run) loop(target llm.Target, history []llm.Message) {
 		if !costNoted {
 			costNoted = r.noteToolCost(ctx, scope, sel)
 		}
+		history = r.deliverNotices(ctx, history)
 		req := r.request(ctx, target)
 		if len(sel.Tools) == 0 {
 			fileNote = ""
@@ -509,6 +510,33 @@ func (r *run) noteToolCost(ctx context.Context, scope tools.Scope, sel tools.Sel
 	r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusToolCost, ToolCost: cost}}, "", "")
 	r.mu.Unlock()
 	return true
+}
+
+// deliverNotices tells the model what it has not been told yet (Config.Notices): each
+// notice becomes a status part of this round, which the window shows and later requests
+// rebuild (assistantTurns), and a user-role message in the history (withNotices).
+func (r *run) deliverNotices(ctx context.Context, history []llm.Message) []llm.Message {
+	src := r.svc.cfg.Notices
+	if src == nil {
+		return history
+	}
+	pending := src.Pending(ctx, r.sess.ID)
+	if len(pending) == 0 {
+		return history
+	}
+	ids := make([]string, 0, len(pending))
+	texts := make([]string, 0, len(pending))
+	r.mu.Lock()
+	for _, n := range pending {
+		n.Text = r.svc.cfg.Redact.String(n.Text)
+		n.Title = r.svc.cfg.Redact.String(n.Title)
+		r.appendPart(Part{Type: PartStatus, Status: &StatusInfo{Kind: StatusNotice, Notice: &n}}, "", "")
+		texts = append(texts, n.Text)
+		ids = append(ids, n.ID)
+	}
+	r.mu.Unlock()
+	src.Delivered(ctx, r.sess.ID, ids)
+	return withNotices(history, texts)
 }
 
 // request is a round's request before its messages and tools: the model, the session's

@@ -37,6 +37,9 @@ type Config struct {
 	Redact *redact.Set
 	// Attachments is the store of the files users attach to messages; nil refuses them.
 	Attachments Attachments
+	// Notices are told to the model at the start of each round (background tasks that
+	// ended); nil tells nothing.
+	Notices Notices
 
 	// FlushInterval bounds how long streamed text waits before it is written to SQLite
 	// (default 100 ms); FlushBytes writes earlier when that much text is pending (4 KiB).

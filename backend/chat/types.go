@@ -119,7 +119,29 @@ const (
 	StatusRetry    = "retry"     // a rate-limited request is retried after a wait
 	StatusError    = "error"     // the message ended with Error
 	StatusToolCost = "tool-cost" // the tool definitions take more of the window than the setting allows
+	StatusNotice   = "notice"    // the model was told of something that happened meanwhile (Notice)
 )
+
+// Notices are what the model is told at the start of a round about what happened outside
+// the conversation meanwhile: a background task it started ended. Pending are those not
+// told yet; Delivered marks them told once they are in the round's request.
+type Notices interface {
+	Pending(ctx context.Context, sessionID string) []Notice
+	Delivered(ctx context.Context, sessionID string, ids []string)
+}
+
+// Notice is one such thing: Text is what the model reads (a user-role message before the
+// round's request, and so again in every later request of the conversation); the other
+// fields are what the window's status line shows.
+type Notice struct {
+	ID   string `json:"id"`   // what it is about: the task id
+	Kind string `json:"kind"` // "task-ended"
+	// Title, State and ExitCode describe the task: its command, how it ended.
+	Title    string `json:"title,omitempty"`
+	State    string `json:"state,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Text     string `json:"text"`
+}
 
 // StatusInfo is a status line inside a message.
 type StatusInfo struct {
@@ -128,6 +150,7 @@ type StatusInfo struct {
 	Attempt  int           `json:"attempt,omitempty"`
 	WaitMs   int64         `json:"waitMs,omitempty"`
 	ToolCost *ToolCost     `json:"toolCost,omitempty"`
+	Notice   *Notice       `json:"notice,omitempty"`
 }
 
 // ToolCost is what a tool-cost notice says: the request's tool definitions cost Tokens

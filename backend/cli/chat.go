@@ -339,6 +339,9 @@ func (p *chatPrinter) part(part chat.Part) {
 				"fold every MCP tool with `cairn settings set chat.foldAllTools true`, or turn servers off with `cairn mcp disable`]\n",
 				c.Percent, c.Window, c.Tokens, c.Limit)
 		}
+		if part.Status != nil && part.Status.Kind == chat.StatusNotice && part.Status.Notice != nil {
+			fmt.Fprintf(p.env.Stderr, "[notice] %s\n", termtext.Line(part.Status.Notice.Text))
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func CapabilityWith(engine Engine) capability.Capability {
 			if env.Settings != nil {
 				st = env.Settings
 			}
-			svc := NewService(e, NewWorkspaces(env.DB.DB, env.DataDir), st)
+			svc := NewService(e, NewWorkspaces(env.DB.DB, env.DataDir), st, peerBackground{peer: env.Peer})
 			return capability.Opened{Tools: svc.Tools(), Value: svc}, nil
 		},
 	}

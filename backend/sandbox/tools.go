@@ -33,15 +33,17 @@ type Settings interface {
 // Service runs the task tools of every task session: each call in its session's
 // workspace, inside the sandbox the engine gives.
 type Service struct {
-	engine   Engine
-	spaces   *Workspaces
-	settings Settings
+	engine     Engine
+	spaces     *Workspaces
+	settings   Settings
+	background Background
 }
 
 // NewService runs the tools on engine, in the workspaces spaces keeps; settings gives the
-// unsandboxed switch (nil: off).
-func NewService(engine Engine, spaces *Workspaces, settings Settings) *Service {
-	return &Service{engine: engine, spaces: spaces, settings: settings}
+// unsandboxed switch (nil: off); background runs sandbox_bash's run_in_background
+// commands (nil: refused).
+func NewService(engine Engine, spaces *Workspaces, settings Settings, background Background) *Service {
+	return &Service{engine: engine, spaces: spaces, settings: settings, background: background}
 }
 
 // Workspaces is the store of the sessions' workspaces.

@@ -33,6 +33,8 @@ type BashInput struct {
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"seconds before the command and everything it started are killed (default 120, at most 600)"`
 	Cwd         string `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace (default: the workspace)"`
 	Description string `json:"description,omitempty" jsonschema:"what the command does, in a few words, for the user"`
+	// RunInBackground starts the command as a background task and returns its id at once.
+	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once (for servers, watchers, long builds); read it with task_output, end it with task_stop"`
 }
 
 func (s *Service) bashTool() tools.Entry {
@@ -40,7 +42,8 @@ func (s *Service) bashTool() tools.Entry {
 		Name: BashTool,
 		Description: "Run a shell command (bash) in the workspace, inside the sandbox: the network is off, files outside the " +
 			"workspace are out of reach, and the whole process tree is killed at the timeout. Returns the exit code, stdout " +
-			"and stderr (long output keeps its head and tail). Prefer sandbox_read/grep/find for reading files.",
+			"and stderr (long output keeps its head and tail). With run_in_background it returns a task id at once and the command " +
+			"keeps running (read it with task_output, end it with task_stop). Prefer sandbox_read/grep/find for reading files.",
 		SearchHint:   "shell terminal run command exec script test build",
 		ProgressKind: "bash",
 		Cancellable:  true,
@@ -59,6 +62,9 @@ func (s *Service) bashTool() tools.Entry {
 		Run:     s.runBash,
 	})
 }
+
+// DefaultBackgroundTimeout bounds a background command that names no timeout of its own.
+const DefaultBackgroundTimeout = time.Hour
 
 // relativeInside reports whether p is empty or a relative path that stays below where it
 // starts (the lexical check; the sandbox is the real one).
@@ -82,6 +88,9 @@ type BashResult struct {
 	// Dropped are the bytes left out of the middle of stdout and stderr.
 	Dropped    int64 `json:"dropped,omitempty"`
 	DurationMs int64 `json:"durationMs"`
+	// TaskID is the background task the command runs as (run_in_background): the rest
+	// of its end is the task's.
+	TaskID string `json:"taskId,omitempty"`
 }
 
 func (s *Service) runBash(ctx context.Context, in BashInput, progress func(tools.Progress)) (tools.Result, error) {
@@ -96,6 +105,12 @@ func (s *Service) runBash(ctx context.Context, in BashInput, progress func(tools
 	timeout := DefaultBashTimeout
 	if in.Timeout > 0 {
 		timeout = min(time.Duration(in.Timeout)*time.Second, MaxBashTimeout)
+	}
+	if in.RunInBackground {
+		if in.Timeout <= 0 {
+			timeout = DefaultBackgroundTimeout
+		}
+		return s.startBackground(ctx, in, p, level, timeout)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

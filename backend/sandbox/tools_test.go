@@ -43,7 +43,7 @@ func newRig(t *testing.T) *rig {
 	if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, kind, created_at, updated_at) VALUES ('s1', 'task', 0, 0), ('c1', 'chat', 0, 0)`); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(fixedLevel{level: LevelReduced}, NewWorkspaces(db.DB, dir), nil)
+	svc := NewService(fixedLevel{level: LevelReduced}, NewWorkspaces(db.DB, dir), nil, nil)
 	entries, err := Capability().ToolEntries(svc.Tools())
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-app/cairn/backend/mcp"
 	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/skills"
+	"github.com/cairn-app/cairn/backend/tasks"
 	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/cairn-app/cairn/backend/web"
 )
@@ -31,6 +32,7 @@ func Capabilities() capability.List {
 		location.Capability(),
 		agents.Capability(),
 		mcp.Capability(),
+		tasks.Capability(),
 		metaCapability(),
 	}
 }
@@ -54,6 +56,7 @@ func (s *Services) CapabilityEnv(c capability.Capability) capability.Env {
 		Chat:    conversations,
 		DataDir: s.DataDir, DB: s.DB, Bus: s.Bus, Settings: s.Settings, Secrets: s.Secrets, Log: s.Log.With("capability", c.Name),
 		Opened: s.opened[c.Name], Tools: s.Tools,
+		Peer: s.peer,
 		Replace: func(ns string, entries []tools.Entry) error {
 			if ns == "" {
 				ns = c.Name
@@ -116,6 +119,10 @@ func checkCapabilities(l capability.List) error {
 	}
 	return nil
 }
+
+// peer is another capability's opened value, for Env.Peer. Values are set while the
+// capabilities open, before any call can ask.
+func (s *Services) peer(name string) any { return s.opened[name] }
 
 // Opened is what capability name's Open returned as its Value (nil when it has none):
 // the facade's way to a capability's own service.

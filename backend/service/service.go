@@ -207,7 +207,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		PreHooks: []tools.PreHook{s.unconfinedAsks}})
 	s.Files = files.NewStore(db.DB, dir, s.Settings)
 	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Tools: s.Pipeline,
-		Toolsets: caps, Log: log, Redact: red, Attachments: s.Files})
+		Toolsets: caps, Log: log, Redact: red, Attachments: s.Files, Notices: taskNotices{s}})
 	if err != nil {
 		s.Approval.Close()
 		s.Close()

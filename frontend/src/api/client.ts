@@ -16,6 +16,7 @@ import { kbApi } from "./kb";
 import { skillsApi } from "./skills";
 import { sandboxApi } from "./sandbox";
 import { agentsApi } from "./agents";
+import { tasksApi } from "./tasks";
 import { applyToolsEvent, TOOLS_TOPIC, TOOLSETS_TOPIC, toolsApi, type ToolsetList, type ToolsSnapshot } from "./tools";
 import type { CairnEvent, Transport } from "./types";
 
@@ -70,6 +71,8 @@ export function createClient(transport: Transport) {
     sandbox: sandboxApi(transport),
     /** Sub-agents: the run a tool call started, the types (built-in and the user's). */
     agents: agentsApi(transport),
+    /** Background tasks of a session (sandbox_bash run_in_background, sub-agents). */
+    tasks: tasksApi(transport),
     /** Conversation exports and imports, backups (app_transfer.go). */
     transfer: transferApi(transport),
     /** Stores of open sessions (topic `session:<id>`), shared by the views of this window. */

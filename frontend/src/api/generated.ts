@@ -162,6 +162,11 @@ export interface Facade {
   /** GetSettings returns every setting with its spec, stamped with the topic seq. */
   GetSettings(): Promise<SettingsSnapshot>;
   /**
+   * GetTaskOutput is a task's kept output (its head, the dropped line, its tail); it does
+   * not move the model's read position.
+   */
+  GetTaskOutput(sessionID: string, id: string): Promise<TasksOutput>;
+  /**
    * GetToolImage is one image a tool returned in a conversation, as a data: URL for its
    * tool card: a thumbnail, or with full the image itself (the window loads nothing from
    * elsewhere). file is the name the tool part carries (tools.ImageRef.File).
@@ -236,6 +241,11 @@ export interface Facade {
   ListSessions(query: string): Promise<ChatSessionList>;
   /** ListSkills lists every skill found, with where it came from, its switch and its error. */
   ListSkills(): Promise<SkillsSkill[]>;
+  /**
+   * ListTasks is a session's background tasks, newest first, with the seq of its topic
+   * (tasks:<session>, whose task:updated events keep the list current).
+   */
+  ListTasks(sessionID: string): Promise<TasksList>;
   /**
    * ListTools is Settings → Tools: every registered tool, its namespace, flags, origin and
    * whether the user turned it off.
@@ -389,6 +399,8 @@ export interface Facade {
   StageRestore(name: string, data: string): Promise<TransferManifest>;
   /** StopSession stops the running answer, keeping what arrived. */
   StopSession(sessionID: string): Promise<void>;
+  /** StopTask ends a running task of the session with everything it started. */
+  StopTask(sessionID: string, id: string): Promise<TasksTask>;
   /** TestMCPServer tries a (possibly unsaved) configuration: connect, list tools, disconnect. */
   TestMCPServer(arg0: MCPServer): Promise<MCPTestReport>;
   /**
@@ -476,6 +488,12 @@ export interface EventPayloads {
     name: string;
     enabled: boolean;
   };
+  /**
+   * A background task started, wrote output or ended (topic tasks:<session>); one
+   * that is gone with its session.
+   */
+  "task:updated": TasksTask;
+  "task:removed": TasksTask;
   /** An MCP server asks the user for input: show the form. */
   "elicitation:requested": ElicitRequest;
   /** Answered (or the server stopped waiting): close the form. */
@@ -892,6 +910,23 @@ export interface ChatMessagesHidden {
 }
 
 /**
+ * Notice is one such thing: Text is what the model reads (a user-role message before the
+ * round's request, and so again in every later request of the conversation); the other
+ * fields are what the window's status line shows.
+ */
+export interface ChatNotice {
+  /** what it is about: the task id */
+  id: string;
+  /** "task-ended" */
+  kind: string;
+  /** Title, State and ExitCode describe the task: its command, how it ended. */
+  title?: string;
+  state?: string;
+  exitCode?: number;
+  text: string;
+}
+
+/**
  * Part is one piece of a message. Text is set for text, reasoning and the user's text;
  * Tool for tool-call and the three tool ends; Status for status; Data for approval parts;
  * Attachment for a file on a user message.
@@ -1118,6 +1153,7 @@ export interface ChatStatusInfo {
   attempt?: number;
   waitMs?: number;
   toolCost?: ChatToolCost;
+  notice?: ChatNotice;
 }
 
 /**
@@ -2394,6 +2430,42 @@ export interface SkillsSkill {
 
 /** Source is where a skill was found. */
 export type SkillsSource = "data" | "folder" | "claude" | "agents";
+
+/** List is a session's tasks, newest first, with the topic's seq. */
+export interface TasksList {
+  tasks: TasksTask[];
+  seq: number;
+}
+
+/** Output is a task with its kept output, as the window shows it. */
+export interface TasksOutput {
+  task: TasksTask;
+  text: string;
+}
+
+/** State is where a task is in its life. */
+export type TasksState = "running" | "done" | "failed" | "stopped" | "interrupted";
+
+/** Task is one background task as the window and the tools see it. */
+export interface TasksTask {
+  id: string;
+  sessionId: string;
+  callId?: string;
+  kind: string;
+  title: string;
+  state: TasksState;
+  /** ExitCode is set once a command ended with one. */
+  exitCode?: number;
+  /** Error says why a failed task failed, when it was not its exit code. */
+  error?: string;
+  summary?: string;
+  /** StartedAt and EndedAt are unix milliseconds (EndedAt 0 while it runs). */
+  startedAt: number;
+  endedAt?: number;
+  /** OutputBytes is how much it wrote; Dropped how much of that is no longer kept. */
+  outputBytes: number;
+  dropped?: number;
+}
 
 /** Agent is a sub-agent as its calls carry it: its name and its own conversation. */
 export interface ToolsAgent {

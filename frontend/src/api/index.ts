@@ -22,5 +22,6 @@ export * from "./kb";
 export * from "./skills";
 export * from "./agents";
 export * from "./sandbox";
+export * from "./tasks";
 export { browserApi, type BrowserApi, type ExternalPage } from "./browser";
 export type { StartupFailureApi, StartupFailureInfo } from "./startupFailure";

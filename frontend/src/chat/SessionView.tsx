@@ -9,6 +9,7 @@ import { useRouter } from "../shell/router";
 import { useShortcut } from "../shell/shortcuts";
 import { SessionApprovalsProvider } from "../tools/sessionApprovals";
 import { TaskHeader } from "../sandbox/TaskHeader";
+import { TasksButton } from "../tasks/TasksPanel";
 import { Composer } from "./Composer";
 import { useDraftFiles } from "./Attachments";
 import { mcpPromptSource } from "./promptSource";
@@ -146,6 +147,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
               {t("agent.parent")}
             </button>
           )}
+          <TasksButton sessionId={id} />
           <h1 className="session__title" title={title}>
             {title}
           </h1>

@@ -7,6 +7,7 @@ import { ErrorView, useErrorText } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { toAppError } from "../api";
 import { formatDuration } from "../tools/model";
+import { visibleString } from "../tools/visible";
 import { Markdown } from "./markdown/Markdown";
 import { CitationContext } from "./Citation";
 import type { CitationTable } from "./citations";
@@ -58,7 +59,10 @@ export const ReasoningPart = memo(function ReasoningPart({ part }: { part: Part 
   );
 });
 
-/** A status line: a retry after a rate limit, or the error that ended the answer. */
+/**
+ * A status line: a retry after a rate limit, the error that ended the answer, or what the
+ * model was told before a round (a background task that ended).
+ */
 export const StatusPart = memo(function StatusPart({ part, onRetry }: { part: Part; onRetry?: () => void }) {
   const { t } = useTranslation("chat");
   const errorText = useErrorText();
@@ -77,6 +81,19 @@ export const StatusPart = memo(function StatusPart({ part, onRetry }: { part: Pa
   }
   if (st.kind === "tool-cost" && st.toolCost) {
     return <ToolCostNotice cost={st.toolCost} />;
+  }
+  if (st.kind === "notice" && st.notice) {
+    const n = st.notice;
+    const state = n.state ? t(`tasks.state.${n.state}`, { defaultValue: n.state }) : "";
+    return (
+      <div className="part status-line" role="note" data-testid="part-status" data-kind="notice" data-task-id={n.id}>
+        <Icon name="terminal" size={15} />
+        <span>
+          {t("status.notice.taskEnded", { title: visibleString(n.title || n.id), state })}
+          {n.exitCode !== undefined && n.exitCode !== null && n.state !== "done" && <span className="muted"> · {t("tasks.exitCode", { code: n.exitCode })}</span>}
+        </span>
+      </div>
+    );
   }
   if (st.error) {
     return (

@@ -76,6 +76,14 @@ export const TOOLSETS: CapabilityToolset[] = [
     "section": "mcp"
   },
   {
+    "name": "task",
+    "label": "chat:tools.namespace.task",
+    "icon": "task",
+    "chat": false,
+    "task": false,
+    "fixed": true
+  },
+  {
     "name": "meta",
     "label": "chat:tools.namespace.meta",
     "icon": "layers",

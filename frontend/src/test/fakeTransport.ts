@@ -23,6 +23,7 @@ const DEFAULTS: Record<string, Impl> = {
   ListSearchProviders: () => SEARCH_PROVIDERS.map((p) => ({ ...p })),
   ListPendingElicitations: () => ({ seq: 0, requests: [] }),
   GetSessionSkills: () => [],
+  ListTasks: () => ({ seq: 0, tasks: [] }),
 };
 
 /** An in-memory Transport: scripted methods, events and reconnects pushed by the test. */
