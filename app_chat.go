@@ -28,6 +28,18 @@ func (a *App) FetchModels(providerID string) (llm.Provider, error) {
 	return a.s.Providers.FetchModels(a.ctx, providerID)
 }
 
+// SetModelPrice sets the user's price of a provider's model (per million tokens); every
+// answer of that model is priced with it from then on.
+func (a *App) SetModelPrice(providerID, model string, price llm.Price) (llm.Provider, error) {
+	return a.s.Providers.SetPrice(a.ctx, providerID, model, price)
+}
+
+// ClearModelPrice removes the user's price of a model; the provider's or Cairn's default
+// price applies again.
+func (a *App) ClearModelPrice(providerID, model string) (llm.Provider, error) {
+	return a.s.Providers.ClearPrice(a.ctx, providerID, model)
+}
+
 // TestProvider makes one tiny real request; a failure is reported in the result.
 func (a *App) TestProvider(providerID, model string) (llm.TestResult, error) {
 	res, err := a.s.Providers.Test(a.ctx, providerID, model)

@@ -54,6 +54,8 @@ const (
 	ProviderKeyStoredBad Code = "provider_key_stored_invalid"
 	ProviderPortInvalid  Code = "provider_port_invalid"
 	ProviderKeyHostMoved Code = "provider_key_host_changed"
+	PriceInvalid         Code = "price_invalid"
+	PriceCurrencyInvalid Code = "price_currency_invalid"
 	ModelAuthFailed      Code = "model_auth_failed"
 	ModelRateLimited     Code = "model_rate_limited"
 	ModelUnreachable     Code = "model_unreachable"
@@ -316,6 +318,8 @@ var catalogue = map[Code]def{
 	ProviderKeyStoredBad: {action: openSettings("providers")},
 	ProviderPortInvalid:  {action: openSettings("providers")},
 	ProviderKeyHostMoved: {},
+	PriceInvalid:         {},
+	PriceCurrencyInvalid: {},
 	ModelAuthFailed:      {action: openSettings("providers")},
 	ModelRateLimited:     {action: retry},
 	ModelUnreachable:     {action: retry},

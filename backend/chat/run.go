@@ -811,6 +811,9 @@ func (r *run) end(e *apperr.Error) {
 	case e != nil:
 		status = MessageError
 	}
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second) // a stopped answer is priced too
+	cost := r.svc.costOf(pctx, r.meta.ProviderID, r.meta.Model, r.usage, map[string]*llm.ModelPrice{})
+	pcancel()
 	r.mu.Lock()
 	r.finishPart(r.open)
 	r.open = nil
@@ -846,7 +849,7 @@ func (r *run) end(e *apperr.Error) {
 	}
 	_, _ = r.svc.q.ExecContext(wctx, "UPDATE sessions SET updated_at = ? WHERE id = ?", now, r.sess.ID)
 	r.sess.UpdatedAt = now
-	r.meta.Status, r.meta.FinishReason, r.meta.Usage, r.meta.Error, r.meta.UpdatedAt = status, r.finish, r.usage, e, now
+	r.meta.Status, r.meta.FinishReason, r.meta.Usage, r.meta.Cost, r.meta.Error, r.meta.UpdatedAt = status, r.finish, r.usage, cost, e, now
 	r.publish(EventMessageUpdated, r.meta)
 	r.approvals = map[string]bool{}
 	r.closed = true

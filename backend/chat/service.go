@@ -27,7 +27,9 @@ type Config struct {
 	Bus      *events.Bus
 	Settings Settings
 	Models   Models
-	Tools    ToolRunner
+	// Prices prices answers by their usage; nil shows no cost.
+	Prices Prices
+	Tools  ToolRunner
 	// Toolsets are the toolsets a session may enable and those a new one has (service's
 	// capability list); nil knows none.
 	Toolsets Toolsets
@@ -588,10 +590,37 @@ func (s *Service) GetSession(ctx context.Context, id string) (Snapshot, error) {
 		r.overlay(msgs)
 	}
 	s.nameTools(msgs)
+	s.priceMessages(ctx, msgs)
 	state := StateIdle
 	if r != nil {
 		state = r.stateLocked()
 	}
 	sess.State = state
 	return Snapshot{Seq: seq, Session: sess, Messages: msgs, State: state, EditMode: EditMode}, nil
+}
+
+// priceMessages sets the cost of every answer with a usage, at its model's current price.
+func (s *Service) priceMessages(ctx context.Context, msgs []Message) {
+	seen := map[string]*llm.ModelPrice{}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Role == RoleAssistant {
+			m.Cost = s.costOf(ctx, m.ProviderID, m.Model, m.Usage, seen)
+		}
+	}
+}
+
+// costOf prices one answer's usage; seen keeps the prices already looked up, by provider
+// and model, so a conversation's answers cost one lookup per model.
+func (s *Service) costOf(ctx context.Context, providerID, model string, u *llm.Usage, seen map[string]*llm.ModelPrice) *llm.Cost {
+	if s.cfg.Prices == nil || u == nil || providerID == "" || model == "" {
+		return nil
+	}
+	key := providerID + "\x00" + model
+	p, ok := seen[key]
+	if !ok {
+		p = s.cfg.Prices.PriceOf(ctx, providerID, model)
+		seen[key] = p
+	}
+	return llm.CostOf(u, p)
 }

@@ -41,6 +41,11 @@ type Models interface {
 	Resolve(ctx context.Context, providerRef, model string) (llm.Target, error)
 }
 
+// Prices says what a provider's model costs (*llm.Service); nil when it has no price.
+type Prices interface {
+	PriceOf(ctx context.Context, providerID, model string) *llm.ModelPrice
+}
+
 // Settings is the part of the settings service the loop reads (*settings.Service).
 type Settings interface {
 	Int(ctx context.Context, key string) int
@@ -186,16 +191,21 @@ const (
 // Message is one user or assistant message; an assistant message holds every round of
 // one answer (reasoning, text, tool calls and results).
 type Message struct {
-	ID           string        `json:"id"`
-	SessionID    string        `json:"sessionId"`
-	Seq          int           `json:"seq"`
-	Role         string        `json:"role"`
-	Status       string        `json:"status"`
-	ProviderID   string        `json:"providerId,omitempty"`
-	Model        string        `json:"model,omitempty"`
-	FinishReason string        `json:"finishReason,omitempty"`
-	Usage        *llm.Usage    `json:"usage,omitempty"`
-	Error        *apperr.Error `json:"error,omitempty"`
+	ID           string     `json:"id"`
+	SessionID    string     `json:"sessionId"`
+	Seq          int        `json:"seq"`
+	Role         string     `json:"role"`
+	Status       string     `json:"status"`
+	ProviderID   string     `json:"providerId,omitempty"`
+	Model        string     `json:"model,omitempty"`
+	FinishReason string     `json:"finishReason,omitempty"`
+	Usage        *llm.Usage `json:"usage,omitempty"`
+	// Cost is what the answer cost at its model's current price (llm.CostOf); absent
+	// when the model has no price or the usage cannot be priced exactly. Worked out
+	// when the message is read or announced, never stored, so a changed price applies
+	// to every answer at once.
+	Cost  *llm.Cost     `json:"cost,omitempty"`
+	Error *apperr.Error `json:"error,omitempty"`
 	// ParentID is the message this one follows ("" for the first); ChosenChildID the
 	// follower the conversation goes on with ("" = the newest). Siblings (same parent)
 	// are versions: a regenerated answer, an edited question.

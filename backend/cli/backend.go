@@ -266,6 +266,8 @@ type providerBackend interface {
 	FetchModels(ctx context.Context, ref string) (llm.Provider, error)
 	Test(ctx context.Context, ref, model string) (llm.TestResult, error)
 	Delete(ctx context.Context, ref string) error
+	SetPrice(ctx context.Context, ref, model string, p llm.Price) (llm.Provider, error)
+	ClearPrice(ctx context.Context, ref, model string) (llm.Provider, error)
 	// KeyBackend names where keys are kept.
 	KeyBackend(ctx context.Context) string
 	// RedactError leaves the known secrets out of a provider's error, which may echo the

@@ -299,7 +299,7 @@ func (p *chatPrinter) event(ev events.Event) (bool, error) {
 			return true, exitError{code: 130}
 		}
 		if !p.json && m.Usage != nil {
-			fmt.Fprintf(p.env.Stderr, "[%d prompt + %d completion tokens]\n", m.Usage.PromptTokens, m.Usage.CompletionTokens)
+			fmt.Fprintf(p.env.Stderr, "[%s]\n", usageText(m.Usage, m.Cost))
 		}
 		return true, nil
 	}

@@ -34,6 +34,9 @@ const providerUsage = `usage:
   cairn provider presets [--json]
   cairn provider models NAME [--json]     (fetch the list from the provider)
   cairn provider test NAME [--model MODEL]
+  cairn provider price NAME MODEL --input X --output Y [--cached Z] [--currency USD]
+                          (per million tokens; --clear returns to the provider's or the default price)
+  cairn provider prices NAME [--json]
   cairn provider remove NAME
 The API key is read from stdin (--api-key-stdin), never from arguments.`
 
@@ -50,6 +53,12 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 	reasoning := f.Bool("reasoning", false, "the models reason (show reasoning parts)")
 	var models stringList
 	f.Var(&models, "model", "model id (repeatable)")
+	var pf priceFlags
+	f.StringVar(&pf.input, "input", "", "price: input (prompt) tokens, per million")
+	f.StringVar(&pf.output, "output", "", "price: output (completion) tokens, per million")
+	f.StringVar(&pf.cached, "cached", "", "price: cached input tokens, per million (leave out when unknown)")
+	f.StringVar(&pf.currency, "currency", "", "price: currency code (default USD)")
+	f.BoolVar(&pf.clear, "clear", false, "price: remove your price of the model")
 	f.Usage = func() { fmt.Fprintln(env.Stderr, providerUsage) }
 	pos, err := parseInterspersed(f, args)
 	if err != nil {
@@ -183,6 +192,16 @@ func runProvider(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "ok: %s answered %s in %d ms\n", termtext.Line(res.Model), termtext.Line(`"`+res.Reply+`"`), res.LatencyMs)
 		return nil
+	case "price":
+		if len(rest) != 2 {
+			return usageErr("usage: cairn provider price NAME MODEL --input X --output Y [--cached Z] [--currency USD] | --clear")
+		}
+		return setPrice(ctx, env, s, rest[0], rest[1], pf, *asJSON)
+	case "prices":
+		if len(rest) != 1 {
+			return usageErr("usage: cairn provider prices NAME [--json]")
+		}
+		return printPrices(ctx, env, s, rest[0], *asJSON)
 	case "remove", "rm", "delete":
 		if len(rest) != 1 {
 			return usageErr("usage: cairn provider remove NAME")

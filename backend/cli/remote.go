@@ -367,6 +367,23 @@ func (r remoteProviders) Delete(ctx context.Context, ref string) error {
 	return r.c.Call(ctx, "DeleteProvider", nil, ref)
 }
 
+// SetPrice and ClearPrice name the provider by id, as the window does.
+func (r remoteProviders) SetPrice(ctx context.Context, ref, model string, p llm.Price) (out llm.Provider, err error) {
+	pr, err := r.Get(ctx, ref)
+	if err != nil {
+		return out, err
+	}
+	return out, r.c.Call(ctx, "SetModelPrice", &out, pr.ID, model, p)
+}
+
+func (r remoteProviders) ClearPrice(ctx context.Context, ref, model string) (out llm.Provider, err error) {
+	pr, err := r.Get(ctx, ref)
+	if err != nil {
+		return out, err
+	}
+	return out, r.c.Call(ctx, "ClearModelPrice", &out, pr.ID, model)
+}
+
 func (r remoteProviders) KeyBackend(ctx context.Context) string {
 	return remoteSecrets(r).Backend(ctx)
 }

@@ -222,6 +222,12 @@ type Model struct {
 	// sent only to providers whose dialect has the control ("" / 0 = the default).
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	ReasoningBudget int    `json:"reasoningBudget,omitempty"`
+	// ListPrice is the price the provider's model list gives (OpenRouter's pricing),
+	// stored with the list and replaced by each fetch.
+	ListPrice *Price `json:"listPrice,omitempty"`
+	// Price is the price that applies (the user's, else ListPrice, else Cairn's default)
+	// and where it comes from; filled in when the provider is read, never stored.
+	Price *ModelPrice `json:"price,omitempty"`
 }
 
 // ReasoningChoice is the model's reasoning choice.

@@ -128,6 +128,9 @@ func (s *Service) List(ctx context.Context) (ProvidersSnapshot, error) {
 	for i := range out.Providers {
 		s.fillKey(&out.Providers[i])
 	}
+	if err := s.fillPrices(ctx, out.Providers); err != nil {
+		return ProvidersSnapshot{}, err
+	}
 	return out, nil
 }
 
@@ -159,7 +162,11 @@ func (s *Service) Get(ctx context.Context, ref string) (Provider, error) {
 		return Provider{}, apperr.Wrap(err, apperr.Internal, "read provider")
 	}
 	s.fillKey(&p)
-	return p, nil
+	ps := []Provider{p}
+	if err := s.fillPrices(ctx, ps); err != nil {
+		return Provider{}, err
+	}
+	return ps[0], nil
 }
 
 func invalid(reason string) *apperr.Error {
@@ -202,6 +209,7 @@ func normalizeModels(in []Model) ([]Model, error) {
 		if m.Source == "" {
 			m.Source = SourceManual
 		}
+		m.Price = nil // read from the prices, never stored with the list
 		if why := CheckReasoning(m.ReasoningChoice()); why != "" {
 			return nil, invalid(fmt.Sprintf("model %s: %s", apperr.Quote(m.ID), why))
 		}
@@ -259,6 +267,7 @@ func (s *Service) Save(ctx context.Context, in ProviderInput) (Provider, error) 
 	if err != nil {
 		return Provider{}, err
 	}
+	keepListPrices(models, existing)
 	def := strings.TrimSpace(in.DefaultModel)
 	if def == "" && existing != nil && in.Models == nil {
 		def = existing.DefaultModel
@@ -356,6 +365,22 @@ func origin(raw string) string {
 		host = "[" + host + "]"
 	}
 	return scheme + "://" + host
+}
+
+// keepListPrices gives the models the list prices the provider's last fetch stored: a
+// window sends back models as it shows them, and only a fetch says what a list price is.
+func keepListPrices(models []Model, existing *Provider) {
+	for i := range models {
+		models[i].ListPrice = nil
+		if existing == nil {
+			continue
+		}
+		for _, e := range existing.Models {
+			if e.ID == models[i].ID {
+				models[i].ListPrice = e.ListPrice
+			}
+		}
+	}
 }
 
 func hasModel(ms []Model, id string) bool {
@@ -533,6 +558,10 @@ func mergeModels(have, fetched []Model) []Model {
 		if ok && m.ContextWindow == 0 {
 			m.ContextWindow = f.ContextWindow
 		}
+		if ok {
+			m.ListPrice = f.ListPrice
+		}
+		m.Price = nil
 		out = append(out, m)
 		kept[m.ID] = true
 	}
@@ -548,10 +577,11 @@ func mergeModels(have, fetched []Model) []Model {
 }
 
 // listModels calls GET /models and reads the fields OpenRouter, LM Studio and others add
-// (context length, supported parameters, input modalities). The window is the first of
-// context_length (OpenRouter, Together), context_window (Groq), max_context_length
-// (Mistral, LM Studio), max_model_len (vLLM) and OpenRouter's top_provider.context_length;
-// a model that names none keeps the known-model table's guess (GuessModel).
+// (context length, supported parameters, input modalities, OpenRouter's pricing). The
+// window is the first of context_length (OpenRouter, Together), context_window (Groq),
+// max_context_length (Mistral, LM Studio), max_model_len (vLLM) and OpenRouter's
+// top_provider.context_length; a model that names none keeps the known-model table's
+// guess (GuessModel).
 func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Model, error) {
 	t := target{providerID: p.ID, baseURL: p.BaseURL}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+"/models", nil)
@@ -605,6 +635,7 @@ func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Mod
 			Architecture        *struct {
 				InputModalities []string `json:"input_modalities"`
 			} `json:"architecture"`
+			Pricing *wirePricing `json:"pricing"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
@@ -639,6 +670,7 @@ func (s *Service) listModels(ctx context.Context, p Provider, key string) ([]Mod
 		if contains(d.SupportedParameters, "reasoning") || contains(d.Capabilities, "reasoning") {
 			m.Reasoning = true
 		}
+		m.ListPrice = d.Pricing.price()
 		out = append(out, m)
 	}
 	return out, nil

@@ -206,7 +206,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 	s.Pipeline = tools.NewPipeline(s.Tools, tools.Options{DataDir: dir, Permission: s.Approval, Disabled: s.ToolPrefs.Disabled,
 		PreHooks: []tools.PreHook{s.unconfinedAsks}})
 	s.Files = files.NewStore(db.DB, dir, s.Settings)
-	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Tools: s.Pipeline,
+	s.Chat, err = chat.New(ctx, chat.Config{DB: db, Bus: bus, Settings: s.Settings, Models: s.Providers, Prices: s.Providers, Tools: s.Pipeline,
 		Toolsets: caps, Log: log, Redact: red, Attachments: s.Files, Notices: taskNotices{s}})
 	if err != nil {
 		s.Approval.Close()

@@ -27,6 +27,8 @@ type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
 	ReasoningTokens  int
+	// CachedTokens are the prompt tokens read from the cache (prompt_tokens_details).
+	CachedTokens int
 }
 
 // Reply is the fake model's answer to one request.
@@ -116,6 +118,9 @@ func (r Reply) usage(req ChatRequest) map[string]any {
 	}
 	if u.ReasoningTokens > 0 {
 		out["completion_tokens_details"] = map[string]any{"reasoning_tokens": u.ReasoningTokens}
+	}
+	if u.CachedTokens > 0 {
+		out["prompt_tokens_details"] = map[string]any{"cached_tokens": u.CachedTokens}
 	}
 	return out
 }

@@ -91,6 +91,12 @@ func Scenarios() map[string]func(Request) Reply {
 			}
 			return Reply{Text: strings.Repeat("tok ", n), ChunkRunes: 4, Usage: &Usage{PromptTokens: 10, CompletionTokens: n}}
 		},
+		// "usage" reports a fixed usage with cached and reasoning tokens (UsageReport),
+		// so a test knows exactly what the answer cost at a price.
+		"usage": func(Request) Reply {
+			u := UsageReport()
+			return Reply{Text: "Counted.", Delay: 5 * time.Millisecond, Usage: &u}
+		},
 		"cut": func(Request) Reply {
 			return Reply{Text: "This answer will be cut off in the middle of a chunk", ChunkRunes: 5, CutAfter: 6, Delay: 5 * time.Millisecond}
 		},
@@ -121,14 +127,30 @@ func Auto(r Request) Reply {
 	return Scenarios()["404"](r)
 }
 
-// AutoModels lists a model per scenario for GET /v1/models in the "auto" scenario.
+// UsageReport is what the "usage" scenario reports for every answer.
+func UsageReport() Usage {
+	return Usage{PromptTokens: 1200, CachedTokens: 1000, CompletionTokens: 300, ReasoningTokens: 100}
+}
+
+// UsagePricing is the list price GET /v1/models gives fake-usage, OpenRouter's way: USD 2
+// per million input tokens, 0.50 cached, 8 output; UsageReport costs USD 0.0033 at it.
+func UsagePricing() map[string]string {
+	return map[string]string{"prompt": "0.000002", "completion": "0.000008", "input_cache_read": "0.0000005", "request": "0"}
+}
+
+// AutoModels lists a model per scenario for GET /v1/models in the "auto" scenario;
+// fake-usage comes with a list price (UsagePricing).
 func AutoModels() []Model {
 	var out []Model
 	for _, n := range ScenarioNames() {
 		if n == "auto" {
 			continue
 		}
-		out = append(out, Model{ID: ScenarioModelPrefix + n, ContextLength: 32768, SupportedParameters: []string{"tools"}})
+		m := Model{ID: ScenarioModelPrefix + n, ContextLength: 32768, SupportedParameters: []string{"tools"}}
+		if n == "usage" {
+			m.Pricing = UsagePricing()
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -155,6 +155,9 @@ type Model struct {
 	TopProvider      *TopProvider `json:"top_provider,omitempty"`
 	// SupportedParameters follows OpenRouter ("tools" marks tool support).
 	SupportedParameters []string `json:"supported_parameters,omitempty"`
+	// Pricing follows OpenRouter: USD per token as decimal strings ("prompt",
+	// "completion", "input_cache_read", …).
+	Pricing map[string]string `json:"pricing,omitempty"`
 }
 
 // TopProvider is OpenRouter's top_provider of a model.

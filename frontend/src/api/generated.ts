@@ -52,6 +52,11 @@ export interface Facade {
    */
   ChooseKBFolder(title: string): Promise<string>;
   /**
+   * ClearModelPrice removes the user's price of a model; the provider's or Cairn's default
+   * price applies again.
+   */
+  ClearModelPrice(providerID: string, model: string): Promise<LLMProvider>;
+  /**
    * CreateBackup writes a backup of the whole data directory for the window to save: a
    * consistent database snapshot, the files, and the keys only with opt.WithKeys (then
    * sealed with opt.Passphrase). Restoring needs no running Cairn: `cairn restore FILE`.
@@ -358,6 +363,11 @@ export interface Facade {
   SetMCPToolApproval(id: string, tool: string, approval: PermissionApproval): Promise<MCPServerView>;
   /** SetMCPToolEnabled offers or withholds one tool of a server to the model. */
   SetMCPToolEnabled(id: string, tool: string, enabled: boolean): Promise<MCPServerView>;
+  /**
+   * SetModelPrice sets the user's price of a provider's model (per million tokens); every
+   * answer of that model is priced with it from then on.
+   */
+  SetModelPrice(providerID: string, model: string, price: LLMPrice): Promise<LLMProvider>;
   /**
    * SetSecret stores one of the keys Settings → Web search lists (secrets.Known) in the
    * keyring (or the fallback file); a provider's key goes with its provider.
@@ -881,6 +891,13 @@ export interface ChatMessage {
   model?: string;
   finishReason?: string;
   usage?: LLMUsage;
+  /**
+   * Cost is what the answer cost at its model's current price (llm.CostOf); absent
+   * when the model has no price or the usage cannot be priced exactly. Worked out
+   * when the message is read or announced, never stored, so a changed price applies
+   * to every answer at once.
+   */
+  cost?: LLMCost;
   error?: ApperrError;
   /**
    * ParentID is the message this one follows ("" for the first); ChosenChildID the
@@ -1505,6 +1522,17 @@ export interface KbUploadResult {
 }
 
 /**
+ * Cost is what one answer cost at the price that applied, and where that price came
+ * from (AsOf: the date of a default).
+ */
+export interface LLMCost {
+  amount: number;
+  currency: string;
+  source: string;
+  asOf?: string;
+}
+
+/**
  * Dialect is what a provider's API needs beyond the plain OpenAI wire format: whether a
  * model's reasoning goes back in later requests, and which request fields control
  * reasoning. It is a property of the provider, so the agent loop never special-cases one.
@@ -1552,6 +1580,29 @@ export interface LLMModel {
    */
   reasoningEffort?: string;
   reasoningBudget?: number;
+  /**
+   * ListPrice is the price the provider's model list gives (OpenRouter's pricing),
+   * stored with the list and replaced by each fetch.
+   */
+  listPrice?: LLMPrice;
+  /**
+   * Price is the price that applies (the user's, else ListPrice, else Cairn's default)
+   * and where it comes from; filled in when the provider is read, never stored.
+   */
+  price?: LLMModelPrice;
+}
+
+/**
+ * ModelPrice is the price that applies to a model and where it comes from; AsOf is the
+ * date of a default (the table's), so a window can say how old it is.
+ */
+export interface LLMModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  currency: string;
+  source: string;
+  asOf?: string;
 }
 
 /** Preset is a known provider the UI offers as a starting point. */
@@ -1570,6 +1621,19 @@ export interface LLMPreset {
    */
   dialect: LLMDialect;
   reasoningControls: LLMReasoningControls;
+}
+
+/**
+ * Price is what a model costs, per million tokens, in Currency (an ISO 4217 code).
+ * CachedInput is the price of prompt tokens the provider read from its cache; nil when
+ * it is not known, and then an answer with cached tokens has no cost rather than a
+ * guessed one.
+ */
+export interface LLMPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  currency: string;
 }
 
 /**

@@ -21,6 +21,11 @@ export type ProviderInput = wire.LLMProviderInput;
 /** A custom header of a provider (a secret one comes back without its value). */
 export type LLMHeader = wire.LLMHeader;
 export type TestResult = wire.LLMTestResult;
+/** A price per million tokens (cachedInput absent = not known) and the one that applies. */
+export type Price = wire.LLMPrice;
+export type ModelPrice = wire.LLMModelPrice;
+/** What an answer cost, worked out by the backend (llm.CostOf). */
+export type Cost = wire.LLMCost;
 
 export const PROVIDERS_TOPIC = SETTINGS_TOPIC;
 export const PROVIDERS_CHANGED = "providers:changed";
@@ -33,6 +38,8 @@ export function providersApi(t: Transport) {
     remove: (id: string) => t.call<void>("DeleteProvider", id),
     fetchModels: (id: string) => t.call<Provider>("FetchModels", id),
     test: (id: string, model: string) => t.call<TestResult>("TestProvider", id, model),
+    setPrice: (id: string, model: string, price: Price) => t.call<Provider>("SetModelPrice", id, model, price),
+    clearPrice: (id: string, model: string) => t.call<Provider>("ClearModelPrice", id, model),
   };
 }
 

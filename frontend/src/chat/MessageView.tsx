@@ -1,6 +1,6 @@
 import { memo, useMemo, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
-import type { Message, Usage } from "../api";
+import type { Message } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { groupParts } from "../tools/model";
@@ -9,6 +9,7 @@ import { copyText } from "../components/clipboard";
 import { ReasoningPart, StatusPart, TextPart } from "./parts";
 import { AttachmentChip } from "./Attachments";
 import { citationTables, type CitationTable } from "./citations";
+import { UsageLine } from "./Usage";
 
 export interface MessageActions {
   /** Answer the last user message again (last assistant message, session idle). */
@@ -251,7 +252,7 @@ function AssistantMessage({ message, last, idle, onRegenerate, onSelectVersion, 
         {!live && <VersionSwitcher message={message} idle={idle} onSelect={onSelectVersion} />}
         {message.model && <span className="message__model">{message.model}</span>}
         <MessageTime at={message.createdAt} />
-        {message.usage && <UsageLine usage={message.usage} />}
+        {message.usage && <UsageLine usage={message.usage} cost={message.cost} />}
         <span className="spacer" />
         {!live && (
           <span className="message__actions">
@@ -272,22 +273,6 @@ function AssistantMessage({ message, last, idle, onRegenerate, onSelectVersion, 
         )}
       </footer>
     </article>
-  );
-}
-
-function UsageLine({ usage }: { usage: Usage }) {
-  const { t, i18n } = useTranslation("chat");
-  const n = (v: number | undefined) => new Intl.NumberFormat(i18n.language).format(v ?? 0);
-  const details = [
-    t("usage.prompt", { n: n(usage.promptTokens) }),
-    t("usage.completion", { n: n(usage.completionTokens) }),
-    usage.reasoningTokens ? t("usage.reasoning", { n: n(usage.reasoningTokens) }) : "",
-    usage.cachedTokens ? t("usage.cached", { n: n(usage.cachedTokens) }) : "",
-  ].filter(Boolean);
-  return (
-    <span className="message__usage" data-testid="message-usage" title={details.join(" · ")}>
-      {t("usage.short", { total: n(usage.totalTokens || usage.promptTokens + usage.completionTokens), prompt: n(usage.promptTokens), completion: n(usage.completionTokens) })}
-    </span>
   );
 }
 

@@ -21,6 +21,8 @@ import { MessageView } from "./MessageView";
 import { tablesBefore } from "./citations";
 import { ModelPicker } from "./ModelPicker";
 import { SessionSettings } from "./SessionSettings";
+import { ConversationTotal } from "./Usage";
+import { usePricesChanged } from "./usePricesChanged";
 
 /**
  * One conversation: header (title, model, session settings), the virtualized messages and
@@ -32,7 +34,10 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
   const client = useClient();
   const { navigate, openSettings } = useRouter();
   const { data, error, store } = useSession(id);
-  const providers = useProviders().data?.providers ?? [];
+  const providersData = useProviders().data;
+  const providers = providersData?.providers ?? [];
+  // Costs are the backend's, at the prices of now: a changed price reloads the snapshot.
+  usePricesChanged(providersData?.providers, () => void store.reload());
   const settings = useSettings().data?.values ?? {};
   const sendOnEnter = settings["chat.sendOnEnter"] !== false;
   const [actionError, setActionError] = useState<AppError | null>(null);
@@ -171,6 +176,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
           )}
         </div>
         <span className="spacer" />
+        <ConversationTotal messages={data.messages} />
         {providers.length > 0 ? (
           <ModelPicker
             session={session}

@@ -6,6 +6,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { KeyStorageNote } from "../settings/SecretsPanel";
 import { ProviderForm } from "./ProviderForm";
+import { ModelPrices } from "./ModelPrices";
 
 type Editing = { kind: "new"; preset: Preset } | { kind: "edit"; id: string } | null;
 
@@ -268,6 +269,7 @@ function ProviderSummary({
           {testError && <ErrorView error={testError} compact />}
         </div>
       </div>
+      <ModelPrices provider={p} />
     </div>
   );
 }

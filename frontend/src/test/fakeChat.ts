@@ -16,6 +16,8 @@ import type {
   SessionPatch,
   SessionSnapshot,
   Usage,
+  Cost,
+  Price,
 } from "../api";
 
 type Impl = (...args: unknown[]) => unknown;
@@ -122,12 +124,13 @@ export class AnswerScript {
   }
 
   /** Ends the answer: status, usage, error; session back to idle. */
-  end(status: "complete" | "stopped" | "error" = "complete", opts: { usage?: Usage; error?: AppError } = {}) {
+  end(status: "complete" | "stopped" | "error" = "complete", opts: { usage?: Usage; cost?: Cost; error?: AppError } = {}) {
     this.finishOpen();
     if (opts.error) this.append({ type: "status", state: "done", status: { kind: "error", error: opts.error } });
     const m = this.msg();
     m.status = status;
     m.usage = opts.usage;
+    m.cost = opts.cost;
     m.error = opts.error;
     const { parts: _parts, ...meta } = m;
     this.chat.publish(`session:${this.sessionId}`, "message:updated", meta);
@@ -150,6 +153,8 @@ export class FakeChat {
   /** Keys the backend received (never sent back). */
   keys = new Map<string, string>();
   running = new Map<string, AnswerScript>();
+  /** What SetModelPrice (a price) and ClearModelPrice (null) received, in order. */
+  readonly priceCalls: { providerId: string; model: string; price: Price | null }[] = [];
   /** The message ids SelectBranch was called with, in order. */
   readonly selectedBranches: string[] = [];
   onSend: ((script: AnswerScript, text: string) => void) | null = null;
@@ -581,6 +586,27 @@ export class FakeChat {
         const manual = p.models.filter((m) => m.source === "manual");
         p.models = [...manual, model("fetched-a", { source: "fetched" }), model("fetched-b", { source: "fetched", vision: true })];
         p.defaultModel ||= p.models[0]!.id;
+        this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
+        return { ...p };
+      },
+      SetModelPrice: (id, modelId, price) => {
+        const p = this.providers.find((x) => x.id === id);
+        if (!p) throw err("provider_not_found", { name: id }, "no provider");
+        const pr = price as Price;
+        if (![pr.input, pr.output, pr.cachedInput ?? 0].every((v) => typeof v === "number" && v >= 0 && v <= 10000)) {
+          throw err("price_invalid", { value: String(pr.output), max: 10000 }, "bad price");
+        }
+        if (pr.currency && !/^[A-Z]{3}$/.test(pr.currency)) throw err("price_currency_invalid", { currency: `"${pr.currency}"` }, "bad currency");
+        this.priceCalls.push({ providerId: String(id), model: String(modelId), price: pr });
+        p.models = p.models.map((m) => (m.id === modelId ? { ...m, price: { ...pr, currency: pr.currency || "USD", source: "user" } } : m));
+        this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
+        return { ...p };
+      },
+      ClearModelPrice: (id, modelId) => {
+        const p = this.providers.find((x) => x.id === id);
+        if (!p) throw err("provider_not_found", { name: id }, "no provider");
+        this.priceCalls.push({ providerId: String(id), model: String(modelId), price: null });
+        p.models = p.models.map((m) => (m.id === modelId ? { ...m, price: m.listPrice ? { ...m.listPrice, source: "provider" } : undefined } : m));
         this.publish("settings", "providers:changed", { seq: 0, providers: this.providers });
         return { ...p };
       },
