@@ -175,9 +175,10 @@ describe("the shared model picker", () => {
     const user = userEvent.setup();
     const b = backend();
     renderWithClient(<SettingsPage section="permissions" />, { transport: b.window(), route: { name: "settings", section: "permissions" } });
-    const box = await screen.findByTestId("classifier-model");
+    const box = await screen.findByTestId("classifier-picker", {}, { timeout: 5000 });
     expect(box).toHaveTextContent("No classifier model is chosen");
     expect(screen.queryByTestId("setting-permissions.classifierModel")).toBeNull(); // no more text fields
+    await within(box).findByRole("option", { name: "OpenAI" });
     await user.selectOptions(within(box).getByTestId("classifier-provider"), "prov1");
     await waitFor(() => expect(b.values["permissions.classifierProvider"]).toBe("prov1"));
     await user.selectOptions(within(box).getByTestId("classifier-model"), "gpt-4.1-mini");

@@ -36,7 +36,7 @@ export function ClassifierModel({ settings }: { settings: SettingsSnapshot }) {
   };
 
   return (
-    <div className="field classifier-model" role="group" aria-labelledby={labelId} data-testid="classifier-model">
+    <div className="field classifier-model" role="group" aria-labelledby={labelId} data-testid="classifier-picker">
       <span id={labelId} className="field__label">
         {t("permissions.classifier.label")}
       </span>

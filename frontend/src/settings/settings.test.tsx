@@ -58,8 +58,8 @@ describe("Settings page", () => {
     open("providers");
     screen.getByTestId("settings-nav-providers").focus();
     await user.keyboard("{ArrowDown}");
-    expect(screen.getByTestId("settings-nav-web-search")).toHaveFocus();
-    expect(screen.getByTestId("settings-nav-web-search")).toHaveAttribute("aria-current", "page");
+    expect(screen.getByTestId("settings-nav-assistants")).toHaveFocus();
+    expect(screen.getByTestId("settings-nav-assistants")).toHaveAttribute("aria-current", "page");
     await user.keyboard("{End}");
     expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
   });
