@@ -264,6 +264,16 @@ const (
 	SandboxWorkspaceBad Code = "sandbox_workspace_invalid"
 	SandboxUnavailable  Code = "sandbox_unavailable"
 
+	// Assistants (saved presets a conversation starts from).
+	AssistantNotFound       Code = "assistant_not_found"
+	AssistantNameRequired   Code = "assistant_name_required"
+	AssistantNameTaken      Code = "assistant_name_taken"
+	AssistantTooLong        Code = "assistant_too_long"
+	AssistantIconUnknown    Code = "assistant_icon_unknown"
+	AssistantParamRange     Code = "assistant_param_out_of_range"
+	AssistantToolsetUnknown Code = "assistant_toolset_unknown"
+	AssistantBuiltin        Code = "assistant_builtin"
+
 	// Background tasks: an id that is no task of the calling session, a session that
 	// already runs as many tasks as it may.
 	TaskNotFound Code = "task_not_found"
@@ -271,43 +281,51 @@ const (
 )
 
 var catalogue = map[Code]def{
-	SandboxTaskOnly:     {},
-	SandboxWorkspaceBad: {},
-	SandboxUnavailable:  {action: openSettings("sandbox")},
-	TaskNotFound:        {},
-	TaskLimit:           {},
-	FileSaveFailed:      {action: retry},
-	Unknown:             {},
-	Internal:            {},
-	InvalidArgument:     {},
-	NotFound:            {},
-	Canceled:            {},
-	DBOpenFailed:        {action: openSettings("general")},
-	DBTooNew:            {action: openSettings("about")},
-	DBMigrateFailed:     {action: openSettings("about")},
-	DataDirFailed:       {action: openSettings("general")},
-	DataDirBusy:         {},
-	OwnerGone:           {action: retry},
-	SettingUnknown:      {},
-	SettingInvalid:      {},
-	SettingRange:        {},
-	SettingChoice:       {},
-	SettingNotInt:       {},
-	SettingNotBool:      {},
-	SettingNotText:      {},
-	SettingTooLong:      {},
-	SecretNameBad:       {},
-	SecretStoreFail:     {action: openSettings("about")},
-	SecretEmpty:         {},
-	SecretNotKnown:      {},
-	Unauthorized:        {},
-	OriginRejected:      {},
-	BodyTooLarge:        {},
-	MethodUnknown:       {},
-	BadRequestBody:      {},
-	RemoteNotAllowed:    {},
-	ListenFailed:        {},
-	NoDesktop:           {},
+	AssistantNotFound:       {action: openSettings("assistants")},
+	AssistantNameRequired:   {},
+	AssistantNameTaken:      {},
+	AssistantTooLong:        {},
+	AssistantIconUnknown:    {},
+	AssistantParamRange:     {},
+	AssistantToolsetUnknown: {},
+	AssistantBuiltin:        {},
+	TaskNotFound:            {},
+	TaskLimit:               {},
+	SandboxTaskOnly:         {},
+	SandboxWorkspaceBad:     {},
+	SandboxUnavailable:      {action: openSettings("sandbox")},
+	FileSaveFailed:          {action: retry},
+	Unknown:                 {},
+	Internal:                {},
+	InvalidArgument:         {},
+	NotFound:                {},
+	Canceled:                {},
+	DBOpenFailed:            {action: openSettings("general")},
+	DBTooNew:                {action: openSettings("about")},
+	DBMigrateFailed:         {action: openSettings("about")},
+	DataDirFailed:           {action: openSettings("general")},
+	DataDirBusy:             {},
+	OwnerGone:               {action: retry},
+	SettingUnknown:          {},
+	SettingInvalid:          {},
+	SettingRange:            {},
+	SettingChoice:           {},
+	SettingNotInt:           {},
+	SettingNotBool:          {},
+	SettingNotText:          {},
+	SettingTooLong:          {},
+	SecretNameBad:           {},
+	SecretStoreFail:         {action: openSettings("about")},
+	SecretEmpty:             {},
+	SecretNotKnown:          {},
+	Unauthorized:            {},
+	OriginRejected:          {},
+	BodyTooLarge:            {},
+	MethodUnknown:           {},
+	BadRequestBody:          {},
+	RemoteNotAllowed:        {},
+	ListenFailed:            {},
+	NoDesktop:               {},
 
 	ProviderNotFound:     {action: openSettings("providers")},
 	ProviderExists:       {},

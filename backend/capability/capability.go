@@ -240,7 +240,7 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 // list, so a mistake is found before anything starts.
 // coreSections are the Settings pages the window has of its own (frontend
 // shell/routes.ts CORE_SECTIONS); a capability's page is another.
-var coreSections = map[string]bool{"providers": true, "tools": true, "permissions": true, "general": true, "about": true}
+var coreSections = map[string]bool{"providers": true, "assistants": true, "tools": true, "permissions": true, "general": true, "about": true}
 
 var sectionRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/assistants"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
@@ -79,6 +80,8 @@ type chatBackend interface {
 	CreateSession(ctx context.Context, in chat.SessionInput) (chat.Session, error)
 	UpdateSession(ctx context.Context, id string, patch chat.SessionPatch) (chat.Session, error)
 	DeleteSession(ctx context.Context, id string) error
+	// StartAssistant creates a session from an assistant (id or name).
+	StartAssistant(ctx context.Context, ref string) (assistants.Started, error)
 	SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (chat.SendResult, error)
 	// Attach stores a file for a message (the owner's store when one runs).
 	Attach(ctx context.Context, name string, r io.Reader) (chat.Attachment, error)
@@ -121,6 +124,10 @@ func (l localChat) UpdateSession(ctx context.Context, id string, p chat.SessionP
 
 func (l localChat) DeleteSession(ctx context.Context, id string) error {
 	return l.s.Chat.DeleteSession(ctx, id)
+}
+
+func (l localChat) StartAssistant(ctx context.Context, ref string) (assistants.Started, error) {
+	return l.s.Assistants.Start(ctx, ref)
 }
 
 func (l localChat) SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (chat.SendResult, error) {

@@ -23,8 +23,11 @@ import (
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
-const chatUsage = `usage: cairn chat [--session ID] [--provider P --model M] [--task] [--system TEXT] [--attach FILE]... [--json] [--approve ask|allow|deny] PROMPT
+const chatUsage = `usage: cairn chat [--session ID | --assistant NAME] [--provider P --model M] [--task] [--system TEXT] [--attach FILE]... [--json] [--approve ask|allow|deny] PROMPT
   The answer streams to stdout; reasoning and tool calls go to stderr.
+  --assistant starts the conversation from an assistant (its id or name): its instructions,
+  model, parameters, toolsets, knowledge bases and skills; --provider, --model and --system
+  change what it set.
   --attach adds a file or image to the message (repeatable); a file that cannot be read is
   named on stderr and the message goes without it.
   --json prints every session event as one JSON line instead.
@@ -42,6 +45,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	model := f.String("model", "", "model id (default: the provider's default)")
 	task := f.Bool("task", false, "create a task session (sandbox tools)")
 	system := f.String("system", "", "system prompt of a new session")
+	assistant := f.String("assistant", "", "start the session from this assistant (id or name)")
 	asJSON := f.Bool("json", false, "print events as JSON lines")
 	approve := f.String("approve", approval.ApproveAsk, "tool calls that need approval: ask (on the terminal), allow or deny")
 	var attach repeated
@@ -64,6 +68,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usageErr("%s", chatUsage)
+	}
+	if *assistant != "" && (*sessionID != "" || *task) {
+		return usageErr("--assistant starts a new chat session: it goes with neither --session nor --task")
 	}
 	decider, err := approval.NewTerminalDecider(*approve, env.Stdin, env.Stderr)
 	if err != nil {
@@ -105,6 +112,11 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 				return err
 			}
 		}
+	} else if *assistant != "" {
+		if sess, err = startFromAssistant(ctx, env, b, *assistant, providerID, *model, *system); err != nil {
+			return err
+		}
+		created = true
 	} else {
 		in := chat.SessionInput{ProviderID: providerID, Model: *model, SystemPrompt: *system}
 		if *task {
@@ -190,6 +202,39 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
+}
+
+// startFromAssistant starts a session from an assistant, names on stderr what of it is
+// gone, and applies the provider, model and system prompt the command line gave.
+func startFromAssistant(ctx context.Context, env *Env, b chatBackend, ref, providerID, model, system string) (chat.Session, error) {
+	st, err := b.StartAssistant(ctx, ref)
+	if err != nil {
+		return chat.Session{}, err
+	}
+	for _, k := range st.MissingKBs {
+		fmt.Fprintf(env.Stderr, "the assistant's knowledge base %s no longer exists; the session goes without it\n", termtext.Line(k))
+	}
+	for _, k := range st.MissingSkills {
+		fmt.Fprintf(env.Stderr, "the assistant's skill %s no longer exists; the session goes without it\n", termtext.Line(k))
+	}
+	var patch chat.SessionPatch
+	if providerID != "" {
+		patch.ProviderID, patch.Model = &providerID, &model
+	} else if model != "" {
+		patch.Model = &model
+	}
+	if system != "" {
+		patch.SystemPrompt = &system
+	}
+	if patch.ProviderID == nil && patch.Model == nil && patch.SystemPrompt == nil {
+		snap, err := b.GetSession(ctx, st.SessionID)
+		return snap.Session, err
+	}
+	sess, err := b.UpdateSession(ctx, st.SessionID, patch)
+	if err != nil {
+		_ = b.DeleteSession(context.WithoutCancel(ctx), st.SessionID)
+	}
+	return sess, err
 }
 
 // attachFiles stores each file of --attach (paths from the terminal's directory). A file

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-app/cairn/backend/assistants"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
@@ -109,6 +110,39 @@ func TestChatCommand(t *testing.T) {
 		snap.Session.ProviderID != kept.Session.ProviderID || snap.Session.Model != kept.Session.Model {
 		t.Fatalf("the failed chat changed the given session: provider %q model %q, %d messages; was %q %q, %d",
 			snap.Session.ProviderID, snap.Session.Model, len(snap.Messages), kept.Session.ProviderID, kept.Session.Model, len(kept.Messages))
+	}
+}
+
+// TestChatFromAssistant: --assistant starts the session from an assistant (built-in by id,
+// a user's by name): its instructions and temperature reach the model, and --model
+// changes what it set; it goes with neither --session nor --task.
+func TestChatFromAssistant(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	dir := t.TempDir()
+	srv := llmtest.Start(t, llmtest.WithHandler(llmtest.Auto), llmtest.WithModels(llmtest.AutoModels()...))
+	if r := run(t, dir, "", "provider", "add", "fake", "--base-url", srv.URL, "--model", "fake-echo"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := run(t, dir, "", "chat", "--assistant", "translator", "Guten Morgen"); r.code != 0 || r.stdout != "You said: Guten Morgen\n" {
+		t.Fatalf("chat --assistant: %+v", r)
+	}
+	body := srv.Requests()[len(srv.Requests())-1].Body
+	if body.Temperature == nil || *body.Temperature != 0.3 || !strings.Contains(body.Messages[0].Content, "professional translator") {
+		t.Fatalf("request = temperature %v, first message %q", body.Temperature, body.Messages[0].Content)
+	}
+	s := openServices(t, dir)
+	if _, err := s.Assistants.Save(context.Background(), "", assistants.Input{Name: "Terse", Icon: "📝", Instructions: "Be terse."}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if r := run(t, dir, "", "chat", "--assistant", "terse", "--model", "fake-system", "hi"); r.code != 0 || !strings.Contains(r.stdout, "Be terse.") {
+		t.Fatalf("chat --assistant by name with --model: %+v", r)
+	}
+	if r := run(t, dir, "", "chat", "--assistant", "nobody", "hi"); r.code != 1 || !strings.Contains(r.stderr, "nobody") {
+		t.Fatalf("unknown assistant: %+v", r)
+	}
+	if r := run(t, dir, "", "chat", "--assistant", "translator", "--task", "hi"); r.code != 2 {
+		t.Fatalf("--assistant with --task: %+v", r)
 	}
 }
 

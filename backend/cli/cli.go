@@ -96,7 +96,7 @@ func coreCommands() []Command {
 		{Name: "settings", Summary: "list | get KEY | set KEY VALUE", Run: runSettings},
 		{Name: "secrets", Summary: "list [--json] | set NAME (value from stdin) | delete NAME", Run: runSecrets},
 		{Name: "provider", Summary: "add NAME --base-url URL --model M [--api-key-stdin] | list [--json] | remove NAME | models | test", Run: runProvider},
-		{Name: "chat", Summary: "[--session ID] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
+		{Name: "chat", Summary: "[--session ID | --assistant NAME] [--provider P --model M] [--json] PROMPT: stream an answer", Run: runChat},
 		{Name: "backup", Summary: "FILE [--with-keys]: back up the data directory (keys only when asked, encrypted)", Run: runBackup},
 		{Name: "restore", Summary: "FILE: restore a backup into the data directory (no Cairn may be running on it)", Run: runRestore},
 		{Name: "sessions", Summary: "export ID [--format md|json] [-o FILE] | export --all -o FILE.zip | import FILE [--json] | search QUERY [--json]", Run: runSessions},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/assistants"
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/elicit"
 	"github.com/cairn-app/cairn/backend/events"
@@ -50,6 +51,10 @@ func (r remoteChat) UpdateSession(ctx context.Context, id string, p chat.Session
 
 func (r remoteChat) DeleteSession(ctx context.Context, id string) error {
 	return r.c.Call(ctx, "DeleteSession", nil, id)
+}
+
+func (r remoteChat) StartAssistant(ctx context.Context, ref string) (out assistants.Started, err error) {
+	return out, r.c.Call(ctx, "StartAssistant", &out, ref)
 }
 
 func (r remoteChat) SendMessage(ctx context.Context, id, text string, files []chat.AttachmentInput) (out chat.SendResult, err error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
+	"github.com/cairn-app/cairn/backend/assistants"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
@@ -64,6 +65,9 @@ type Services struct {
 	Providers *llm.Service
 	// Chat is sessions and the agent loop (CHAT-2, CHAT-3) over the tool pipeline.
 	Chat *chat.Service
+	// Assistants are saved presets a conversation starts from (over Chat, and the KB and
+	// skills services the capabilities opened).
+	Assistants *assistants.Service
 	// Files is the store of the files attached to messages (the file capability's
 	// tools read it through a store of their own over the same directory).
 	Files *files.Store
@@ -220,6 +224,7 @@ func Open(ctx context.Context, opt Options) (*Services, error) {
 		s.Close()
 		return nil, apperr.Wrap(err, apperr.Internal, "open capabilities")
 	}
+	s.openAssistants()
 	return s, nil
 }
 

@@ -18,6 +18,7 @@ const SCREENS = [
   ["conversation", null], // the session made in before()
   ["settings-general", "#/settings/general"],
   ["settings-providers", "#/settings/providers"],
+  ["settings-assistants", "#/settings/assistants"],
   ["settings-web-search", "#/settings/web-search"],
   ["settings-knowledge", "#/settings/knowledge"],
   ["settings-mcp", "#/settings/mcp"],

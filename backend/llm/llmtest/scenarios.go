@@ -36,6 +36,10 @@ func Scenarios() map[string]func(Request) Reply {
 			}
 			return Reply{Text: strings.Join(sys, "\n\n"), Delay: 5 * time.Millisecond}
 		},
+		// "params" answers with what the request carried (its system text, sampling
+		// parameters, answer length and how many messages besides the system ones), as a
+		// JSON code block, so a browser test sees a conversation's settings reach the model.
+		"params": paramsScenario,
 		// "history" says how many user and assistant turns came before the question, so a
 		// test sees which branch of a conversation a request was built from.
 		"history": func(r Request) Reply {
@@ -353,4 +357,20 @@ func visionScenario(r Request) Reply {
 		return Reply{Text: fmt.Sprintf("I see %d image(s): %s.", len(types), strings.Join(types, ", ")), Delay: 5 * time.Millisecond}
 	}
 	return Reply{Text: "I see no message.", Delay: 5 * time.Millisecond}
+}
+
+// paramsScenario reports the request's parameters as a fenced JSON block.
+func paramsScenario(r Request) Reply {
+	var sys []string
+	n := 0
+	for _, m := range r.Body.Messages {
+		if m.Role == "system" {
+			sys = append(sys, m.Content)
+		} else {
+			n++
+		}
+	}
+	out, _ := json.Marshal(map[string]any{"system": strings.Join(sys, "\n\n"), "temperature": r.Body.Temperature,
+		"top_p": r.Body.TopP, "max_tokens": r.Body.MaxTokens, "messages": n, "model": r.Body.Model})
+	return Reply{Text: "```json\n" + string(out) + "\n```\n", Delay: 5 * time.Millisecond}
 }

@@ -14,6 +14,7 @@ import { transferApi } from "./transfer";
 import { websearchApi } from "./websearch";
 import { kbApi } from "./kb";
 import { skillsApi } from "./skills";
+import { applyAssistantsEvent, ASSISTANTS_TOPIC, assistantsApi, type AssistantList } from "./assistants";
 import { sandboxApi } from "./sandbox";
 import { agentsApi } from "./agents";
 import { tasksApi } from "./tasks";
@@ -41,6 +42,7 @@ export function createClient(transport: Transport) {
   const websearch = websearchApi(transport);
   const kb = kbApi(transport);
   const skills = skillsApi(transport);
+  const assistants = assistantsApi(transport);
   const sessions = new SessionStores(transport, chat);
   return {
     transport,
@@ -67,6 +69,8 @@ export function createClient(transport: Transport) {
     kb,
     /** Agent skills: the list, global and per-conversation switches, imports. */
     skills,
+    /** Assistants: saved presets a conversation starts from. */
+    assistants,
     /** Task mode: the sandbox's status and the task sessions' workspaces. */
     sandbox: sandboxApi(transport),
     /** Sub-agents: the run a tool call started, the types (built-in and the user's). */
@@ -122,6 +126,11 @@ export function createClient(transport: Transport) {
         topic: APPROVALS_TOPIC,
         load: permissions.listRules,
         apply: applyRulesEvent,
+      }),
+      assistants: new TopicStore<AssistantList>(transport, {
+        topic: ASSISTANTS_TOPIC,
+        load: assistants.list,
+        apply: applyAssistantsEvent,
       }),
       sessionList: new TopicStore<SessionList>(transport, {
         topic: SESSIONS_TOPIC,

@@ -5,6 +5,7 @@ import type { SettingsSnapshot } from "./settings";
 import type { SecretsSnapshot } from "./secrets";
 import type { SessionList, SessionSnapshot } from "./chat";
 import type { ProvidersSnapshot } from "./providers";
+import type { AssistantList } from "./assistants";
 import type { Toolset } from "./tools";
 
 const ClientContext = createContext<CairnClient | null>(null);
@@ -40,6 +41,11 @@ export function useSecrets(): TopicState<SecretsSnapshot> {
 
 export function useProviders(): TopicState<ProvidersSnapshot> {
   return useTopic(useClient().stores.providers);
+}
+
+/** The assistants, built-in first (topic `assistants`). */
+export function useAssistants(): TopicState<AssistantList> {
+  return useTopic(useClient().stores.assistants);
 }
 
 /** The capabilities' toolsets (names, label keys, icons, defaults); empty until loaded. */

@@ -56,6 +56,8 @@ export interface Facade {
    * price applies again.
    */
   ClearModelPrice(providerID: string, model: string): Promise<LLMProvider>;
+  /** CopyAssistant makes an editable copy of any assistant (a built-in one included). */
+  CopyAssistant(id: string): Promise<AssistantsAssistant>;
   /**
    * CreateBackup writes a backup of the whole data directory for the window to save: a
    * consistent database snapshot, the files, and the keys only with opt.WithKeys (then
@@ -74,6 +76,8 @@ export interface Facade {
   DecideApproval(requestID: string, decision: string, reason: string, window: string): Promise<ApprovalRequest>;
   /** DeleteAgentType removes a sub-agent type the user defined. */
   DeleteAgentType(name: string): Promise<void>;
+  /** DeleteAssistant removes one of the user's assistants; built-in ones can only be hidden. */
+  DeleteAssistant(id: string): Promise<void>;
   /** DeleteKB removes a knowledge base with its files. */
   DeleteKB(id: string): Promise<void>;
   /** DeleteMCPServer stops a server and forgets it, its secrets and its tools. */
@@ -156,6 +160,8 @@ export interface Facade {
   GetSandboxStatus(): Promise<SandboxStatusView>;
   /** GetSession returns the session with every message and part, stamped with its topic seq. */
   GetSession(id: string): Promise<ChatSnapshot>;
+  /** GetSessionAssistant is the assistant a conversation was started from (null when none). */
+  GetSessionAssistant(sessionID: string): Promise<AssistantsLink | null>;
   /** GetSessionKBs lists the ids of the knowledge bases a session attached. */
   GetSessionKBs(sessionID: string): Promise<string[]>;
   /** GetSessionPermissionMode returns a session's permission mode (its own or the default). */
@@ -198,6 +204,10 @@ export interface Facade {
   ListAgentTypes(): Promise<AgentsType[]>;
   /** ListApprovalAudit returns a page of the audit log, newest first. */
   ListApprovalAudit(query: ApprovalAuditQuery, limit: number): Promise<ApprovalAuditPage>;
+  /** ListAssistantIcons are the icons an assistant may have. */
+  ListAssistantIcons(): Promise<string[]>;
+  /** ListAssistants lists the built-in assistants, then the user's, with the topic's seq. */
+  ListAssistants(): Promise<AssistantsList>;
   /** ListKBFiles lists a knowledge base's files with their ingest state. */
   ListKBFiles(id: string): Promise<KbFile[]>;
   /** ListKBFolders lists the folders of a knowledge base. */
@@ -304,6 +314,8 @@ export interface Facade {
   RetryKBFile(fileID: string): Promise<void>;
   /** SaveAgentType adds or changes a sub-agent type the user defines (by its name). */
   SaveAgentType(t: AgentsType): Promise<AgentsType>;
+  /** SaveAssistant creates (empty id) or changes one of the user's assistants. */
+  SaveAssistant(id: string, arg1: AssistantsInput): Promise<AssistantsAssistant>;
   /**
    * SaveFile is SaveTextFile for bytes (a zip, a backup): the desktop's native save dialog,
    * the file private to the user; "" when cancelled.
@@ -343,6 +355,8 @@ export interface Facade {
    * events.
    */
   SendMessage(sessionID: string, text: string, attachments: ChatAttachmentInput[]): Promise<ChatSendResult>;
+  /** SetAssistantHidden keeps an assistant out of the New chat picker, or shows it again. */
+  SetAssistantHidden(id: string, hidden: boolean): Promise<AssistantsAssistant>;
   /** SetKBChunking changes chunk size and overlap; every file is indexed again. */
   SetKBChunking(id: string, size: number, overlap: number): Promise<KbKB>;
   /**
@@ -407,6 +421,8 @@ export interface Facade {
    * restore` restores them with the passphrase).
    */
   StageRestore(name: string, data: string): Promise<TransferManifest>;
+  /** StartAssistant starts a conversation from an assistant and says what of it was gone. */
+  StartAssistant(id: string): Promise<AssistantsStarted>;
   /** StopSession stops the running answer, keeping what arrived. */
   StopSession(sessionID: string): Promise<void>;
   /** StopTask ends a running task of the session with everything it started. */
@@ -788,6 +804,94 @@ export interface ApprovalTestResult {
   registered: boolean;
   /** RuleDecides is true when the tested rule is the one that decided. */
   ruleDecides: boolean;
+}
+
+/** Assistant is one preset as the window and the CLI see it. */
+export interface AssistantsAssistant {
+  id: string;
+  name: string;
+  /** Icon is one of Icons (an emoji). */
+  icon: string;
+  description: string;
+  /** Instructions become the system prompt of a conversation started from it. */
+  instructions: string;
+  /** "" = the default provider */
+  providerId: string;
+  /** "" = the provider's default model */
+  model: string;
+  /** Temperature and TopP: null = the provider's default. */
+  temperature: number | null;
+  topP: number | null;
+  /**
+   * MaxTokens bounds each answer (0 = the model's default); ContextMessages is how many
+   * earlier messages a request carries (0 = all).
+   */
+  maxTokens: number;
+  contextMessages: number;
+  toolsets: string[];
+  /**
+   * KBs are knowledge base ids the conversation attaches; Skills are skill names the
+   * conversation turns on (others follow their global switch).
+   */
+  kbs: string[];
+  skills: string[];
+  /** Builtin assistants come with Cairn: copy one to change it. */
+  builtin: boolean;
+  /** Hidden ones are left out of the New chat picker. */
+  hidden: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Input is what a user writes of an assistant (SaveAssistant); Toolsets, KBs and Skills
+ * are taken as given (nil = none).
+ */
+export interface AssistantsInput {
+  name: string;
+  icon: string;
+  description?: string;
+  instructions?: string;
+  providerId?: string;
+  model?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  contextMessages?: number;
+  toolsets?: string[];
+  kbs?: string[];
+  skills?: string[];
+}
+
+/**
+ * Link says which assistant a conversation was started from: the assistant as it is now,
+ * or, once it is deleted, its name and icon when the conversation started.
+ */
+export interface AssistantsLink {
+  sessionId: string;
+  assistantId: string;
+  name: string;
+  icon: string;
+  builtin: boolean;
+  /** Deleted is set when the assistant no longer exists. */
+  deleted: boolean;
+}
+
+/** List is every assistant, built-in first, stamped with the topic's seq. */
+export interface AssistantsList {
+  seq: number;
+  assistants: AssistantsAssistant[];
+}
+
+/**
+ * Started is a conversation started from an assistant, with what of the assistant could
+ * not be applied because it no longer exists (a deleted knowledge base or skill).
+ */
+export interface AssistantsStarted {
+  sessionId: string;
+  /** MissingKBs and MissingSkills were named by the assistant and are gone. */
+  missingKbs: string[];
+  missingSkills: string[];
 }
 
 /**

@@ -1,6 +1,8 @@
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { toAppError, useClient, useSessionList, type AppError, type Session, type SessionKind } from "../api";
+import { AssistantPicker, StartNotice } from "../assistants/AssistantPicker";
+import { useStartAssistant } from "../assistants/useStartAssistant";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { ExportMenu } from "./ExportMenu";
@@ -25,6 +27,7 @@ export function NewSessionButtons() {
   const { navigate } = useRouter();
   const [error, setError] = useState<AppError | null>(null);
   const [busy, setBusy] = useState(false);
+  const start = useStartAssistant();
   const create = async (kind: SessionKind) => {
     setBusy(true);
     setError(null);
@@ -45,6 +48,7 @@ export function NewSessionButtons() {
           <Icon name="plus" size={16} />
           {t("sidebar.newChat")}
         </button>
+        <AssistantPicker start={start} disabled={busy} />
         <button
           type="button"
           className="btn new-session__task"
@@ -58,6 +62,7 @@ export function NewSessionButtons() {
         </button>
       </div>
       {error && <ErrorView error={error} compact />}
+      <StartNotice start={start} />
     </div>
   );
 }

@@ -20,6 +20,7 @@ import { MessageList } from "./MessageList";
 import { MessageView } from "./MessageView";
 import { tablesBefore } from "./citations";
 import { ModelPicker } from "./ModelPicker";
+import { SessionAssistant } from "../assistants/SessionAssistant";
 import { SessionSettings } from "./SessionSettings";
 import { ConversationTotal } from "./Usage";
 import { usePricesChanged } from "./usePricesChanged";
@@ -156,6 +157,7 @@ export function SessionView({ id, focusMessage }: { id: string; focusMessage?: s
           <h1 className="session__title" title={title}>
             {title}
           </h1>
+          {session.kind === "chat" && <SessionAssistant sessionId={id} />}
           {data.state === "awaiting-approval" && (
             <span className="badge badge--warn" data-testid="session-awaiting">
               {t("session.awaitingApproval")}

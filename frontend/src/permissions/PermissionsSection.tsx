@@ -4,6 +4,7 @@ import { DEFAULT_MODE_KEY, isPermissionMode, PERMISSION_MODES, type SettingsSnap
 import { SettingField, SpecFields } from "../settings/SettingField";
 import { genericSpecs } from "../settings/specs";
 import { AuditLog } from "./AuditLog";
+import { CLASSIFIER_MODEL_KEY, CLASSIFIER_PROVIDER_KEY, ClassifierModel } from "./ClassifierModel";
 import { BypassWarning } from "./BypassWarning";
 import { RulesGroup } from "./RulesGroup";
 import { RuleTester } from "./RuleTester";
@@ -29,7 +30,9 @@ export function PermissionsSection({ settings }: { settings: SettingsSnapshot })
   const spec = settings.specs.find((s) => s.key === DEFAULT_MODE_KEY) ?? FALLBACK_SPEC;
   const raw = DEFAULT_MODE_KEY in settings.values ? settings.values[DEFAULT_MODE_KEY] : spec.default;
   const mode = isPermissionMode(raw) ? raw : "default";
-  const more = genericSpecs(settings.specs, "permissions").filter((s) => s.key !== DEFAULT_MODE_KEY);
+  // The classifier's provider and model have their own picker (ClassifierModel).
+  const picked = new Set([DEFAULT_MODE_KEY, CLASSIFIER_PROVIDER_KEY, CLASSIFIER_MODEL_KEY]);
+  const more = genericSpecs(settings.specs, "permissions").filter((s) => !picked.has(s.key));
 
   return (
     <div className="permissions" data-testid="permissions-section">
@@ -50,6 +53,7 @@ export function PermissionsSection({ settings }: { settings: SettingsSnapshot })
           </ul>
         </div>
         <p className="field__help">{t("permissions.mode.denyNote")}</p>
+        <ClassifierModel settings={settings} />
       </section>
       <SpecFields title={t("general.more")} specs={more} values={settings.values} />
       <RulesGroup />

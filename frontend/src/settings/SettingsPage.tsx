@@ -23,6 +23,7 @@ const McpSection = lazy(() => import("../mcp/McpSection").then((m) => ({ default
 const KnowledgeSection = lazy(() => import("../knowledge/KnowledgeSection").then((m) => ({ default: m.KnowledgeSection })));
 const SkillsSection = lazy(() => import("../skills/SkillsSection").then((m) => ({ default: m.SkillsSection })));
 const AgentsSection = lazy(() => import("../agents/AgentsSection").then((m) => ({ default: m.AgentsSection })));
+const AssistantsSection = lazy(() => import("../assistants/AssistantsSection").then((m) => ({ default: m.AssistantsSection })));
 const PermissionsSection = lazy(() => import("../permissions/PermissionsSection").then((m) => ({ default: m.PermissionsSection })));
 const sectionFallback = <p className="muted" role="status" aria-busy="true" />;
 
@@ -49,6 +50,12 @@ function SectionBody({ section, settings }: { section: SectionId; settings: Sett
           <ProvidersSection />
           <SpecFields specs={genericSpecs(settings.specs, section)} values={settings.values} />
         </>
+      );
+    case "assistants":
+      return (
+        <Suspense fallback={sectionFallback}>
+          <AssistantsSection />
+        </Suspense>
       );
     case "mcp":
       return (

@@ -25,7 +25,7 @@ describe("Settings page", () => {
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
     await within(nav).findByTestId("settings-nav-web-search", {}, { timeout: 5000 }); // the capabilities' pages come with ListToolsets
     expect(within(nav).getAllByRole("button").map((b) => b.dataset.testid)).toEqual(settingsSections(TOOLSETS).map((s) => `settings-nav-${s}`));
-    expect(settingsSections(TOOLSETS)).toEqual(["providers", "web-search", "knowledge", "sandbox", "skills", "location", "agents", "mcp", "tools", "permissions", "general", "about"]);
+    expect(settingsSections(TOOLSETS)).toEqual(["providers", "assistants", "web-search", "knowledge", "sandbox", "skills", "location", "agents", "mcp", "tools", "permissions", "general", "about"]);
     expect(screen.getByTestId("settings-nav-general")).toHaveAttribute("aria-current", "page");
     await user.click(screen.getByTestId("settings-nav-mcp"));
     expect(screen.getByRole("heading", { level: 2, name: "MCP servers" })).toBeInTheDocument();
@@ -58,8 +58,8 @@ describe("Settings page", () => {
     open("providers");
     screen.getByTestId("settings-nav-providers").focus();
     await user.keyboard("{ArrowDown}");
-    expect(screen.getByTestId("settings-nav-web-search")).toHaveFocus();
-    expect(screen.getByTestId("settings-nav-web-search")).toHaveAttribute("aria-current", "page");
+    expect(screen.getByTestId("settings-nav-assistants")).toHaveFocus();
+    expect(screen.getByTestId("settings-nav-assistants")).toHaveAttribute("aria-current", "page");
     await user.keyboard("{End}");
     expect(screen.getByTestId("settings-nav-about")).toHaveAttribute("aria-current", "page");
   });

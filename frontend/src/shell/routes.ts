@@ -3,7 +3,7 @@
  * (backend/capability keeps these names free). A capability's page comes from the backend
  * (ListToolsets' `section`), so a new capability adds no entry here.
  */
-export const HEAD_SECTIONS = ["providers"] as const;
+export const HEAD_SECTIONS = ["providers", "assistants"] as const;
 export const TAIL_SECTIONS = ["tools", "permissions", "general", "about"] as const;
 
 /** A Settings page: one of the window's own or a capability's. */
@@ -32,6 +32,7 @@ export type Route = { name: "home" } | { name: "settings"; section: SectionId } 
 /** Other spellings of the window's own pages. */
 const ALIASES: Record<string, SectionId> = {
   provider: "providers",
+  assistant: "assistants",
   permission: "permissions",
   tool: "tools",
 };

@@ -1,5 +1,6 @@
 import type { AppError, Attachment, CairnEvent, PermissionMode, SearchProviderInfo, SecretsSnapshot, SettingSpec, SettingsSnapshot, Transport } from "../api";
 import { TOOLSETS } from "./backend.generated";
+import { FakeAssistants } from "./fakeAssistants";
 import { FakeChat } from "./fakeChat";
 import { FakeMcp } from "./fakeMcp";
 import { FakePermissions } from "./fakePermissions";
@@ -120,6 +121,8 @@ export class FakeBackend {
   readonly mcp: FakeMcp;
   /** Rules, session modes, the rule tester, the audit log and resume (app_approval.go). */
   readonly permissions: FakePermissions;
+  /** Assistants (app_assistants.go), events on topic `assistants`. */
+  readonly assistants: FakeAssistants;
 
   constructor(specs: SettingSpec[] = SPECS) {
     this.specs = specs;
@@ -135,6 +138,7 @@ export class FakeBackend {
       (topic, type, data) => this.chat.publish(topic, type, data),
       () => this.chat.seq("mcp"),
     );
+    this.assistants = new FakeAssistants(this.chat);
     this.permissions = new FakePermissions(this.chat, () => String(this.values["permissions.defaultMode"] ?? "default") as PermissionMode);
   }
 
@@ -173,6 +177,7 @@ export class FakeBackend {
       ...this.chat.methods(),
       ...this.mcp.methods(),
       ...this.permissions.methods(),
+      ...this.assistants.methods(),
       // Like service.AttachMCPResource: the resource read into the attachment store.
       AttachMCPResource: (id, uri, name) => {
         const server = this.mcp.get(id);
