@@ -35,9 +35,5 @@ func (a *App) GetSessionWorkspace(sessionID string) (sandbox.Workspace, error) {
 // SetSessionWorkspace makes dir (an absolute folder) the task session's workspace; ""
 // gives it a new folder in Cairn's data directory.
 func (a *App) SetSessionWorkspace(sessionID, dir string) (sandbox.Workspace, error) {
-	s, err := a.sandboxes()
-	if err != nil {
-		return sandbox.Workspace{}, err
-	}
-	return s.Workspaces().Set(a.ctx, sessionID, dir)
+	return a.s.SetSessionWorkspace(a.ctx, sessionID, dir)
 }

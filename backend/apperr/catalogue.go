@@ -132,6 +132,11 @@ const (
 
 	// MCPCallTimeout: a tool call ran past its server's call timeout (mcp.Server.CallTimeoutMs).
 	MCPCallTimeout Code = "mcp_call_timeout"
+	// MCPSandboxUnavailable: a server set to run sandboxed cannot, as no sandbox works
+	// here; MCPSandboxNetwork: its domain list needs the strong level, which this machine
+	// does not give. Neither starts it unsandboxed.
+	MCPSandboxUnavailable Code = "mcp_sandbox_unavailable"
+	MCPSandboxNetwork     Code = "mcp_sandbox_network"
 
 	// Remote images in answers and tool results, loaded on the user's click.
 	ImageURLInvalid     Code = "image_url_invalid"
@@ -401,6 +406,8 @@ var catalogue = map[Code]def{
 	MCPCallFailed:         {},
 	MCPCredentialNotMoved: {},
 	MCPCallTimeout:        {action: openSettings("mcp")},
+	MCPSandboxUnavailable: {action: openSettings("mcp")},
+	MCPSandboxNetwork:     {action: openSettings("mcp")},
 
 	ImageURLInvalid:     {},
 	ImageAddressRefused: {},

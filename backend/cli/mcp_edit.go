@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -26,6 +27,9 @@ type serverFlags struct {
 	env, headers, roots         repeated
 	connectTimeout, callTimeout time.Duration
 	disabled                    bool
+	rootsMode                   string
+	sandbox                     bool
+	sbWrite, sbRead, sbDomains  repeated
 	set                         map[string]bool
 }
 
@@ -37,6 +41,11 @@ func (a *mcpArgs) serverFlags(edit bool) *serverFlags {
 	a.f.Var(&sf.env, "env", "KEY=VALUE for the server's environment (repeatable; a credential-named one is kept in the keyring)")
 	a.f.Var(&sf.headers, "header", "'Name: value' sent to a remote server (repeatable)")
 	a.f.Var(&sf.roots, "root", "a folder offered to the server as an MCP root, where it reads and writes files (repeatable; replaces the roots; --root '' offers none)")
+	a.f.StringVar(&sf.rootsMode, "roots-mode", "", "which MCP roots the server is offered: none, workspace (the --root folders and the calling task session's workspace), folders (the --root folders only), or auto (workspace unless its arguments name a folder)")
+	a.f.BoolVar(&sf.sandbox, "sandbox", false, "run the server inside the operating system's sandbox (--sandbox=false turns it off)")
+	a.f.Var(&sf.sbWrite, "sandbox-write", "a folder the sandboxed server may write (repeatable; replaces the list; --sandbox-write '' none: a private folder of its own)")
+	a.f.Var(&sf.sbRead, "sandbox-read", "a further folder the sandboxed server may read (repeatable; replaces the list)")
+	a.f.Var(&sf.sbDomains, "sandbox-allow-domain", "a domain the sandboxed server may reach through Cairn's proxy (repeatable; replaces the list; needs the strong sandbox level; default: no network)")
 	a.f.DurationVar(&sf.connectTimeout, "connect-timeout", 0, "how long start-up and initialize may take, e.g. 90s (0: the default, 30s)")
 	a.f.DurationVar(&sf.callTimeout, "call-timeout", 0, "how long one tool call may take, e.g. 10m (0: no limit of its own)")
 	if edit {
@@ -89,6 +98,16 @@ func (sf *serverFlags) apply(s *mcp.Server, command []string) error {
 			s.Roots = append(s.Roots, abs)
 		}
 	}
+	if sf.set["roots-mode"] {
+		mode := strings.TrimSpace(sf.rootsMode)
+		if mode == "auto" {
+			mode = ""
+		}
+		s.RootsMode = mcp.RootsMode(mode)
+	}
+	if err := sf.applySandbox(s); err != nil {
+		return err
+	}
 	if sf.set["name"] {
 		s.Name = sf.name
 	}
@@ -104,6 +123,56 @@ func (sf *serverFlags) apply(s *mcp.Server, command []string) error {
 	}
 	s.Headers, err = setVars(s.Headers, sf.headers, ":")
 	return err
+}
+
+// applySandbox writes the --sandbox flags into s: a list given replaces the stored one,
+// and a folder is made absolute here (a relative one means this terminal's).
+func (sf *serverFlags) applySandbox(s *mcp.Server) error {
+	if !sf.set["sandbox"] && !sf.set["sandbox-write"] && !sf.set["sandbox-read"] && !sf.set["sandbox-allow-domain"] {
+		return nil
+	}
+	var box mcp.ServerSandbox
+	if s.Sandbox != nil {
+		box = *s.Sandbox
+	}
+	if sf.set["sandbox"] {
+		box.Enabled = sf.sandbox
+	}
+	folders := func(flag string, given repeated) ([]string, error) {
+		var out []string
+		for _, d := range given {
+			if d = strings.TrimSpace(d); d == "" {
+				continue
+			}
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return nil, usageErr("--%s %s: %v", flag, d, err)
+			}
+			out = append(out, abs)
+		}
+		return out, nil
+	}
+	var err error
+	if sf.set["sandbox-write"] {
+		if box.Write, err = folders("sandbox-write", sf.sbWrite); err != nil {
+			return err
+		}
+	}
+	if sf.set["sandbox-read"] {
+		if box.Read, err = folders("sandbox-read", sf.sbRead); err != nil {
+			return err
+		}
+	}
+	if sf.set["sandbox-allow-domain"] {
+		box.Domains = nil
+		for _, d := range sf.sbDomains {
+			if d = strings.TrimSpace(d); d != "" {
+				box.Domains = append(box.Domains, d)
+			}
+		}
+	}
+	s.Sandbox = &box
+	return nil
 }
 
 // setVars sets each NAME<sep>VALUE in vs (a new value of a secret stays secret).
@@ -197,6 +266,23 @@ func printSaved(env *Env, v mcp.ServerView, what string) {
 		call = (time.Duration(v.CallTimeoutMs) * time.Millisecond).String()
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s (%s); connect timeout %s, call timeout %s\n", termtext.Line(v.Name), what, v.ID, connect, call)
+	roots := string(v.RootsModeInEffect)
+	if v.RootsMode == mcp.RootsAuto {
+		roots += " (auto)"
+	}
+	fmt.Fprintf(env.Stdout, "  roots: %s\n", roots)
+	if b := v.Sandbox; b != nil && b.Enabled {
+		network := "off"
+		if len(b.Domains) > 0 {
+			network = strings.Join(b.Domains, ", ")
+		}
+		write := "a private folder of its own"
+		if len(b.Write) > 0 {
+			write = strings.Join(b.Write, ", ")
+		}
+		fmt.Fprintf(env.Stdout, "  sandbox: on; writes %s; reads %s; network %s\n", termtext.Line(write),
+			termtext.Line(cmp.Or(strings.Join(b.Read, ", "), "its command's own folders")), termtext.Line(network))
+	}
 	for _, w := range v.Warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", termtext.Line(env.Localize(w)))
 	}

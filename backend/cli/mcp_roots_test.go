@@ -9,7 +9,7 @@ import (
 )
 
 // TestMCPRootFlag: `--root` offers a folder as an MCP root (server-everything's
-// get-roots-list reports it); an edit replaces the roots, and --root ” offers none.
+// get-roots-list reports it); an edit replaces the roots, and --roots-mode none offers none.
 func TestMCPRootFlag(t *testing.T) {
 	mcptest.NeedNPM(t)
 	t.Setenv("CAIRN_SECRETS", "file")
@@ -26,7 +26,7 @@ func TestMCPRootFlag(t *testing.T) {
 		{nil, []string{"URI: file://" + filepath.ToSlash(a)}, []string{b}},
 		{[]string{"--root", b}, []string{"URI: file://" + filepath.ToSlash(b)}, []string{a}},
 		// No roots: Cairn advertises no roots capability, so the server offers no such tool.
-		{[]string{"--root", ""}, []string(nil), []string{a, b, "Current MCP Roots"}},
+		{[]string{"--root", "", "--roots-mode", "none"}, []string(nil), []string{a, b, "Current MCP Roots"}},
 	}
 	for _, c := range cases {
 		if c.edit != nil {

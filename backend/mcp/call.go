@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,34 +198,4 @@ func callFailed(err error, server, tool string) error {
 	}
 	return apperr.New(apperr.MCPCallFailed, "%s on MCP server %s: %s", tool, server, msg).
 		WithParam("server", server).WithParam("tool", tool).WithParam("message", msg)
-}
-
-// offerWorkspace makes the calling task session's workspace one of the server's roots,
-// beside the configured ones, before the call, so a server that writes files (Playwright's
-// snapshots) writes there. A call from a session with another workspace replaces it;
-// go-sdk announces each change with notifications/roots/list_changed. Only a server that
-// is offered roots gets it: Cairn advertises the roots capability to no other, so the
-// others' behaviour does not change.
-func (m *Manager) offerWorkspace(ctx context.Context, s *server, c *conn) {
-	if m.space == nil || c.client == nil || len(s.config().Roots) == 0 {
-		return
-	}
-	call, ok := tools.CallFromContext(ctx)
-	if !ok || call.SessionID == "" {
-		return
-	}
-	dir, err := m.space(ctx, call.SessionID)
-	if err != nil || dir == "" {
-		return
-	}
-	c.rootsMu.Lock()
-	defer c.rootsMu.Unlock()
-	if c.workspace == dir {
-		return
-	}
-	if c.workspace != "" && !slices.Contains(s.config().Roots, c.workspace) {
-		c.client.RemoveRoots(fileURI(c.workspace))
-	}
-	c.client.AddRoots(&mcp.Root{URI: fileURI(dir), Name: "workspace"})
-	c.workspace = dir
 }

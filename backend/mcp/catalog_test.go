@@ -176,11 +176,13 @@ func TestSecretEnvReachesTheServer(t *testing.T) {
 	}
 }
 
-// TestRootsOnlyWhenConfigured: without roots Cairn advertises no capabilities, so
+// TestRootsOnlyWhenConfigured: in roots mode none Cairn advertises no capabilities, so
 // server-everything offers no roots tool; with a root it does and sees the directory.
 func TestRootsOnlyWhenConfigured(t *testing.T) {
 	h := newHarness(t)
-	v := h.save(everything(t, "plain"))
+	off := everything(t, "plain")
+	off.RootsMode = RootsNone
+	v := h.save(off)
 	h.wait(v.ID, 30*time.Second, "list_changed", hasTool("simulate-research-query"))
 	if hasTool("get-roots-list")(h.wait(v.ID, time.Second, "view", ready)) {
 		t.Fatal("roots tool offered although no roots capability was sent")
@@ -345,9 +347,11 @@ func TestWorkspaceRoot(t *testing.T) {
 	eventually("task-b", []string{root, wsB}, []string{wsA})
 	eventually("chat", []string{root, wsB}, []string{wsA})
 
-	plain := h.save(everything(t, "plain"))
+	off := everything(t, "plain")
+	off.RootsMode = RootsNone
+	plain := h.save(off)
 	h.wait(plain.ID, 30*time.Second, "list_changed", hasTool("simulate-research-query"))
 	if hasTool("get-roots-list")(h.wait(plain.ID, time.Second, "view", ready)) {
-		t.Fatal("a server without configured roots was offered the roots capability")
+		t.Fatal("a server in roots mode none was offered the roots capability")
 	}
 }

@@ -63,9 +63,12 @@ type Server struct {
 	// http / sse
 	URL     string `json:"url,omitempty"`
 	Headers []Var  `json:"headers,omitempty"`
-	// Roots are directories offered to the server (file:// roots); none means the
-	// client advertises no roots capability at all.
-	Roots []string `json:"roots,omitempty"`
+	// Roots are folders offered to the server as MCP roots (file:// roots); RootsMode
+	// says which roots it is offered at all (see RootsMode; "" decides from the args).
+	Roots     []string  `json:"roots,omitempty"`
+	RootsMode RootsMode `json:"rootsMode,omitempty"`
+	// Sandbox, when on, runs a stdio server inside the operating system's sandbox.
+	Sandbox *ServerSandbox `json:"sandbox,omitempty"`
 	// Timeouts; 0 means the defaults (connect 30 s, calls: none beyond the chat's).
 	ConnectTimeoutMs int `json:"connectTimeoutMs,omitempty"`
 	CallTimeoutMs    int `json:"callTimeoutMs,omitempty"`
@@ -76,6 +79,8 @@ type Server struct {
 	// Credentials are the secrets moved out of the texts above (see Credential); set by
 	// Cairn, ignored on input.
 	Credentials []Credential `json:"credentials,omitempty"`
+
+	said importedKeys // import only: which of Cairn's own keys the entry carried
 }
 
 // trustsHints says whether the server's read-only annotations are honoured.
@@ -108,6 +113,10 @@ func (s Server) clone() Server {
 	s.Headers = slices.Clone(s.Headers)
 	s.Roots = slices.Clone(s.Roots)
 	s.Credentials = slices.Clone(s.Credentials)
+	if s.Sandbox != nil {
+		sb := s.Sandbox.clone()
+		s.Sandbox = &sb
+	}
 	return s
 }
 
@@ -119,7 +128,8 @@ func runtimeEqual(a, b Server) bool {
 	}
 	return a.Transport == b.Transport && a.Command == b.Command && slices.Equal(a.Args, b.Args) &&
 		vars(a.Env, b.Env) && a.Cwd == b.Cwd && a.URL == b.URL && vars(a.Headers, b.Headers) &&
-		slices.Equal(a.Roots, b.Roots) && a.ConnectTimeoutMs == b.ConnectTimeoutMs
+		slices.Equal(a.Roots, b.Roots) && a.RootsMode == b.RootsMode && a.sandbox().equal(b.sandbox()) &&
+		a.ConnectTimeoutMs == b.ConnectTimeoutMs
 }
 
 var (
@@ -187,6 +197,12 @@ func (s *Server) normalize() error {
 		if s.Roots[i] == "" {
 			return invalid("a root is empty")
 		}
+	}
+	if err := s.normalizeRootsMode(); err != nil {
+		return err
+	}
+	if err := s.normalizeSandbox(); err != nil {
+		return err
 	}
 	if s.ConnectTimeoutMs < 0 || s.CallTimeoutMs < 0 {
 		return invalid("timeouts cannot be negative")

@@ -54,6 +54,7 @@ type conn struct {
 
 	rootsMu   sync.Mutex
 	workspace string // the session workspace offered as a root beside the configured ones
+	wsSession string // the task session whose workspace that is
 }
 
 func (c *conn) close() {
@@ -174,12 +175,13 @@ func (m *Manager) dialOnce(ctx context.Context, s *server, rc resolved, probe bo
 	return c, err
 }
 
-// newClient builds the go-sdk client of one connection. Capabilities are deliberate: none
-// unless the user configured roots (go-sdk would advertise roots by default, and servers
-// then ask for a list Cairn does not have), and elicitation only when Config.Elicit is set.
+// newClient builds the go-sdk client of one connection. Capabilities are deliberate: roots
+// only when the server's roots mode offers them (go-sdk would advertise roots to every
+// server, and server-filesystem would then trade the folders of its arguments for them),
+// and elicitation only when Config.Elicit is set.
 func (m *Manager) newClient(s *server, cfg Server) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
-	if len(cfg.Roots) > 0 {
+	if cfg.offersRoots() {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
 	id := s.id
@@ -206,6 +208,9 @@ func (m *Manager) newClient(s *server, cfg Server) *mcp.Client {
 		opts.ElicitationHandler = m.elicitHandler(s)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "cairn", Title: "Cairn", Version: buildinfo.Get().Version}, opts)
+	if !cfg.offersRoots() {
+		return c
+	}
 	for _, r := range cfg.Roots {
 		c.AddRoots(&mcp.Root{URI: fileURI(r), Name: filepath.Base(r)})
 	}
@@ -281,13 +286,23 @@ func (m *Manager) dialStdio(ctx context.Context, s *server, client *mcp.Client, 
 		}
 		out.add(line)
 	})
-	p, err := proc.Start(proc.Spec{Path: path, Args: rc.args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids})
+	spec := proc.Spec{Path: path, Args: rc.args, Env: env, Dir: dir, Stderr: dec, Registry: m.pids}
+	how := ""
+	if rc.sandboxed() {
+		if spec.Launch, spec.Env, err = m.sandboxLaunch(ctx, rc, path); err != nil {
+			s.log.Eventf("not started: %s", errOf(err).Message)
+			return nil, err
+		}
+		spec.Args = sandboxArgs(rc.args)
+		how = " in the sandbox"
+	}
+	p, err := proc.Start(spec)
 	if err != nil {
-		s.log.Eventf("cannot start %s: %v", path, err)
+		s.log.Eventf("cannot start %s%s: %v", path, how, err)
 		return nil, apperr.Wrap(err, apperr.MCPConnectFailed, "start %s", path).
 			WithParam("server", rc.Name).WithParam("message", err.Error())
 	}
-	s.log.Eventf("started %s (pid %d)", strings.Join(append([]string{path}, rc.Args...), " "), p.Pid())
+	s.log.Eventf("started %s%s (pid %d)", strings.Join(append([]string{path}, rc.Args...), " "), how, p.Pid())
 	go func() {
 		<-p.Done()
 		dec.Flush()

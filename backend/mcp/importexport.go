@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -145,10 +144,11 @@ func (m *Manager) importOne(srv Server, existing map[string]*Server) (status str
 			return "", nil, invalid(fmt.Sprintf("%s is the name of a built-in server", apperr.Quote(srv.Name)))
 		}
 		srv.ID = old.ID
-		// What the format does not say is kept: the roots, and timeouts the entry lacks.
-		srv.Roots = old.Roots
-		srv.ConnectTimeoutMs = cmp.Or(srv.ConnectTimeoutMs, old.ConnectTimeoutMs)
-		srv.CallTimeoutMs = cmp.Or(srv.CallTimeoutMs, old.CallTimeoutMs)
+		// What the entry does not say is kept: the roots, the sandbox, timeouts.
+		keepUnsaid(&srv, *old)
+		if err := srv.normalize(); err != nil { // the kept settings with the entry's new ones
+			return "", nil, err
+		}
 		if cur, err := m.resolveVars(*old); err == nil && runtimeEqual(cur, srv) && old.Enabled == srv.Enabled &&
 			old.CallTimeoutMs == srv.CallTimeoutMs {
 			return ImportUnchanged, nil, nil
@@ -359,6 +359,9 @@ func entryServer(name string, raw json.RawMessage) (Server, error) {
 	if srv.ConnectTimeoutMs, srv.CallTimeoutMs, err = timeoutsOf(e); err != nil {
 		return srv, err
 	}
+	if err := cairnKeysOf(e, &srv); err != nil {
+		return srv, err
+	}
 	if srv.Command == "" && srv.URL == "" {
 		return srv, invalid("the entry has neither a \"command\" nor a \"url\"")
 	}
@@ -529,6 +532,7 @@ func (m *Manager) Export(ctx context.Context, includeSecrets bool) (Export, erro
 		if s.CallTimeoutMs > 0 {
 			entry["callTimeoutMs"] = s.CallTimeoutMs
 		}
+		exportCairnKeys(entry, s)
 		if !includeSecrets {
 			for _, c := range s.Credentials { // the texts keep the placeholders
 				out.WithheldSecrets = append(out.WithheldSecrets, s.Name+": "+c.Name)

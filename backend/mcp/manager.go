@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/mcp/proc"
+	"github.com/cairn-app/cairn/backend/sandbox/confine"
 	"github.com/cairn-app/cairn/backend/store"
 	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -113,6 +114,9 @@ type Config struct {
 	// Redact cleans every line of a server's log (its stderr, its log notifications, what
 	// Cairn notes) before it is kept, written to the log file or published; nil keeps them.
 	Redact func(string) string
+	// Sandbox starts the servers set to run sandboxed; nil makes one over DataDir on first
+	// use (tests give theirs, whose helper is the test binary).
+	Sandbox *confine.Sandbox
 }
 
 // Manager owns every configured MCP server of one Cairn process. Create one per process
@@ -132,6 +136,10 @@ type Manager struct {
 	http    http.RoundTripper
 	pids    *proc.Registry
 	prefs   *tools.Prefs
+
+	sbOnce sync.Once
+	sb     *confine.Sandbox
+	sbErr  error
 
 	ctx    context.Context // ends at Close: background work stops
 	cancel context.CancelFunc
@@ -177,7 +185,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	m := &Manager{
 		db: db{cfg.DB}, bus: cfg.Bus, secrets: cfg.Secrets, log: log, opt: opt, dataDir: cfg.DataDir,
 		oauth: cfg.OAuth, signIn: cfg.SignIn, elicit: cfg.Elicit, space: cfg.Workspace, redact: cfg.Redact, http: tr, ctx: bctx, cancel: cancel,
-		progress: newProgressRouter(), prefs: cfg.Prefs,
+		progress: newProgressRouter(), prefs: cfg.Prefs, sb: cfg.Sandbox,
 		reg: cfg.Registry, servers: map[string]*server{}, builtins: map[string]Builtin{},
 	}
 	if m.signIn != nil {

@@ -36,6 +36,9 @@ func (m *Manager) PathContext(serverID string) (PathContext, bool) {
 	cfg := s.config()
 	pc := PathContext{Remote: cfg.Transport != TransportStdio && cfg.Transport != TransportBuiltin}
 	for _, r := range cfg.Roots {
+		if !cfg.offersRoots() {
+			break
+		}
 		if p := rootPath(r); p != "" {
 			pc.Roots = append(pc.Roots, p)
 		}

@@ -291,7 +291,7 @@ func (s *server) lost(c *conn, gen uint64) {
 // Such a server is shown failed and waits for the user (Restart, a changed config).
 func (s *server) failedForGoodLocked(err error, ae *apperr.Error) bool {
 	switch ae.Code {
-	case apperr.MCPCommandNotFound, apperr.MCPServerInvalid:
+	case apperr.MCPCommandNotFound, apperr.MCPServerInvalid, apperr.MCPSandboxUnavailable, apperr.MCPSandboxNetwork:
 		return true
 	}
 	var sf *startFailure

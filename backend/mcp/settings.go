@@ -26,6 +26,9 @@ type ServerView struct {
 	CachedAt int64      `json:"cachedAt,omitempty"` // unix ms of the catalog; 0 = never warmed
 	// Instructions are what the server tells the model (from initialize).
 	Instructions string `json:"instructions,omitempty"`
+	// RootsModeInEffect is the roots mode the server runs with: RootsMode, or for the
+	// automatic mode the one its config decides (none, workspace or folders).
+	RootsModeInEffect RootsMode `json:"rootsModeInEffect,omitempty"`
 	// Warnings (Save only) name texts that look like credentials but could not be moved
 	// to the keyring (mcp_credential_not_moved) and a command not found on the server's
 	// PATH (mcp_command_not_found); the save went through.
@@ -67,7 +70,7 @@ func (m *Manager) view(ctx context.Context, id string) (ServerView, error) {
 		return ServerView{}, err
 	}
 	cfg := s.config()
-	v := ServerView{Server: m.mask(cfg), Status: s.status(), Tools: []ToolInfo{}}
+	v := ServerView{Server: m.mask(cfg), Status: s.status(), Tools: []ToolInfo{}, RootsModeInEffect: cfg.rootsMode()}
 	v.Status.OAuth = m.oauthStatus(cfg)
 	cat, ok, err := m.db.cache(ctx, id)
 	if err != nil {
@@ -429,9 +432,15 @@ func (m *Manager) Environment(ctx context.Context, id string) ([]EnvVar, error) 
 		}
 	}
 	names := map[string]string{}
-	for _, kv := range proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), nil) {
-		if k, _, ok := strings.Cut(kv, "="); ok {
-			names[k] = EnvInherited
+	if cfg.sandboxed() {
+		for _, k := range m.sandboxEnvNames(cfg) {
+			names[k] = EnvCairn
+		}
+	} else {
+		for _, kv := range proc.ChildEnv(runtime.GOOS, os.Environ(), m.loginEnv(), nil) {
+			if k, _, ok := strings.Cut(kv, "="); ok {
+				names[k] = EnvInherited
+			}
 		}
 	}
 	maps.Copy(names, configured)

@@ -17,16 +17,22 @@ import (
 type db struct{ *store.DB }
 
 const serverCols = `id, name, transport, command, args, env, secret_env, cwd, url, headers, secret_headers,
-	roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints, credentials`
+	roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints, credentials, sandbox, roots_mode`
 
 func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 	var s Server
-	var args, env, secretEnv, headers, secretHeaders, roots, creds string
+	var args, env, secretEnv, headers, secretHeaders, roots, creds, box string
 	var enabled, trust int
 	err := sc.Scan(&s.ID, &s.Name, &s.Transport, &s.Command, &args, &env, &secretEnv, &s.Cwd, &s.URL,
-		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled, &trust, &creds)
+		&headers, &secretHeaders, &roots, &s.ConnectTimeoutMs, &s.CallTimeoutMs, &enabled, &trust, &creds, &box, &s.RootsMode)
 	if err != nil {
 		return s, err
+	}
+	if box != "" {
+		var sb ServerSandbox
+		if json.Unmarshal([]byte(box), &sb) == nil {
+			s.Sandbox = &sb
+		}
 	}
 	s.Enabled = enabled != 0
 	s = s.withTrust(trust != 0)
@@ -83,6 +89,15 @@ func credentialNames(cs []Credential) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// sandboxJSON is the stored form of a server's sandbox ("" when it has none).
+func sandboxJSON(b *ServerSandbox) string {
+	if b == nil {
+		return ""
+	}
+	out, _ := json.Marshal(b)
+	return string(out)
 }
 
 func jsonList(v []string) string {
@@ -146,18 +161,19 @@ func (d db) upsertAt(ctx context.Context, q execer, s Server, pos int64) error {
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO mcp_servers (id, name, transport, command, args, env, secret_env, cwd, url,
 		headers, secret_headers, roots, connect_timeout_ms, call_timeout_ms, enabled, trust_read_only_hints,
-		credentials, position, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		credentials, sandbox, roots_mode, position, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 		CASE WHEN ? >= 0 THEN ? ELSE (SELECT COALESCE(MAX(position), 0) + 1 FROM mcp_servers) END, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, transport = excluded.transport, command = excluded.command,
 		args = excluded.args, env = excluded.env, secret_env = excluded.secret_env, cwd = excluded.cwd, url = excluded.url,
 		headers = excluded.headers, secret_headers = excluded.secret_headers, roots = excluded.roots,
 		connect_timeout_ms = excluded.connect_timeout_ms, call_timeout_ms = excluded.call_timeout_ms,
 		enabled = excluded.enabled, trust_read_only_hints = excluded.trust_read_only_hints,
-		credentials = excluded.credentials, updated_at = excluded.updated_at`,
+		credentials = excluded.credentials, sandbox = excluded.sandbox, roots_mode = excluded.roots_mode,
+		updated_at = excluded.updated_at`,
 		s.ID, s.Name, string(s.Transport), s.Command, jsonList(s.Args), env, secretEnv, s.Cwd, s.URL,
 		headers, secretHeaders, jsonList(s.Roots), s.ConnectTimeoutMs, s.CallTimeoutMs, enabled, trust,
-		jsonList(credentialNames(s.Credentials)), pos, pos, now, now)
+		jsonList(credentialNames(s.Credentials)), sandboxJSON(s.Sandbox), string(s.RootsMode), pos, pos, now, now)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint failed: mcp_servers.name") {
 			return apperr.Wrap(err, apperr.MCPServerExists, "mcp server %q exists", s.Name).WithParam("name", s.Name)

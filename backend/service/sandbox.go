@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -52,4 +53,23 @@ func (s *Services) unconfinedAsks(ctx context.Context, _ tools.Call, e *tools.En
 	}
 	return tools.PreHookResult{Decision: &tools.Decision{Behavior: tools.BehaviorAsk,
 		Reason: "the sandbox tools run without a sandbox on this machine, so every call is approved"}}, nil
+}
+
+// SetSessionWorkspace makes dir the task session's workspace ("" a new folder of its own,
+// see sandbox.Workspaces.Set) and tells the MCP servers that offer that session's
+// workspace as a root, which hear of it through notifications/roots/list_changed.
+func (s *Services) SetSessionWorkspace(ctx context.Context, sessionID, dir string) (sandbox.Workspace, error) {
+	svc := s.Sandbox()
+	if svc == nil {
+		return sandbox.Workspace{}, apperr.New(apperr.Internal, "the sandbox is not available")
+	}
+	ws, err := svc.Workspaces().Set(ctx, sessionID, dir)
+	if err != nil {
+		return ws, err
+	}
+	if s.MCP != nil {
+		p, _ := sandboxWorkspaces{s}.existing(ctx, sessionID)
+		s.MCP.WorkspaceChanged(sessionID, p)
+	}
+	return ws, nil
 }

@@ -34,6 +34,9 @@ type Spec struct {
 	// this one dies without closing it, and tracks the process's descendants (MarkerEnv,
 	// a cgroup where the system allows one) so none outlives Stop or that sweep.
 	Registry *Registry
+	// Launch, when set, starts the process instead of a plain exec (the sandbox); the
+	// marker tracks its descendants then, as the launcher's own cgroups hold its tree.
+	Launch Launcher
 }
 
 // Process is a running child in its own process group.
@@ -45,6 +48,8 @@ type Process struct {
 	reg    *Registry
 	job    *job    // Windows: the job object the child's tree runs in
 	track  tracked // how its descendants are found (the zero value: not tracked)
+	child  Child   // set when a Launcher started it (cmd is nil then)
+	code   int     // a launched child's exit code, valid after done
 
 	done    chan struct{} // closed when the leader has exited and been reaped
 	waitErr error
@@ -58,6 +63,14 @@ func Start(spec Spec) (*Process, error) {
 	var t tracked
 	if spec.Registry != nil {
 		t = spec.Registry.next()
+	}
+	if spec.Launch != nil {
+		t.cgroup = ""
+		p, err := startLaunched(spec, t)
+		if err == nil && p.reg != nil {
+			p.reg.add(p.pgid)
+		}
+		return p, err
 	}
 	cmd, stdin, stdout, err := startCmd(spec, t)
 	if err != nil && t.cgroup != "" {
@@ -146,6 +159,9 @@ func (p *Process) ExitCode() int {
 	default:
 		return -1
 	}
+	if p.child != nil {
+		return p.code
+	}
 	if p.cmd.ProcessState == nil {
 		return -1
 	}
@@ -158,6 +174,12 @@ func (p *Process) Describe() string {
 	case <-p.done:
 	default:
 		return "still running"
+	}
+	if p.child != nil {
+		if p.waitErr != nil {
+			return p.waitErr.Error()
+		}
+		return describeCode(p.code)
 	}
 	st := p.cmd.ProcessState
 	if st == nil {
@@ -221,6 +243,9 @@ func (p *Process) stop(grace time.Duration) error {
 // cgroup, its marker).
 func (p *Process) KillGroup() {
 	_ = signalGroup(p.pgid, sigKill)
+	if p.child != nil {
+		p.child.Kill()
+	}
 	p.job.kill()
 	if p.track != (tracked{}) {
 		killTracked(p.track)

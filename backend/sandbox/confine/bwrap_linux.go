@@ -35,6 +35,9 @@ func bwrapArgs(l layout) []string {
 	for _, p := range l.readOnly {
 		a = append(a, "--ro-bind", p, p)
 	}
+	for _, p := range l.readWrite {
+		a = append(a, "--bind", p, p)
+	}
 	a = append(a, "--bind", l.pol.Workspace, l.pol.Workspace)
 	for _, p := range l.protected {
 		a = append(a, "--ro-bind", p, p)
@@ -69,11 +72,12 @@ func appendMask(a []string, p string) []string {
 
 // layout is one run's paths.
 type layout struct {
-	pol      Policy
-	exe      string   // the Cairn binary outside
-	home     string   // $HOME inside
-	tmp      string   // $TMPDIR inside
-	readOnly []string // the policy's extra read-only paths, resolved
+	pol       Policy
+	exe       string   // the Cairn binary outside
+	home      string   // $HOME inside
+	tmp       string   // $TMPDIR inside
+	readOnly  []string // the policy's extra read-only paths, resolved
+	readWrite []string // the policy's further writable folders, resolved
 	// protected are the policy's protected paths that exist (none is a symbolic link:
 	// existingProtected refuses those, as a mount would follow it).
 	protected    []string

@@ -66,6 +66,10 @@ type Policy struct {
 	Dir string
 	// ReadOnly are extra folders or files the process may read.
 	ReadOnly []string
+	// ReadWrite are further folders the process may write (and read) besides the
+	// workspace (an MCP server's second data folder). The protected paths hold in the
+	// workspace only.
+	ReadWrite []string
 	// Protected are paths inside the workspace kept read-only (relative to it);
 	// DefaultProtected when nil. Writable lists those the user allowed after all.
 	Protected []string

@@ -72,19 +72,52 @@ func checkExposed(what, path string, hidden []string) error {
 
 // readOnlyPaths resolves the policy's extra read-only paths and checks each.
 func (s *Sandbox) readOnlyPaths(pol Policy, hidden []string) ([]string, error) {
+	return resolveExposed("read-only folder", pol.ReadOnly, hidden)
+}
+
+// readWritePaths resolves the policy's further writable folders and checks each: a
+// folder that exists (bwrap would make a missing one), never a hidden path.
+func readWritePaths(pol Policy, hidden []string) ([]string, error) {
+	out, err := resolveExposed("writable folder", pol.ReadWrite, hidden)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range out {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("the writable folder %s is not a folder", p)
+		}
+	}
+	return out, nil
+}
+
+// resolveExposed makes each path absolute and free of symlinks, and refuses one that is,
+// holds or lies in a hidden path.
+func resolveExposed(what string, paths, hidden []string) ([]string, error) {
 	var out []string
-	for _, p := range pol.ReadOnly {
+	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return nil, err
 		}
 		abs = evalOr(abs)
-		if err := checkExposed("read-only folder", abs, hidden); err != nil {
+		if err := checkExposed(what, abs, hidden); err != nil {
 			return nil, err
 		}
 		out = append(out, abs)
 	}
 	return out, nil
+}
+
+// Exposable says whether path could be given to a run as a folder to read or write: nil
+// unless it is the whole file system, the home folder itself, or is, holds or lies in a
+// path the sandbox never shows (the data directory, the home folder's keys…). Callers
+// that add paths of their own choosing (an MCP server's defaults) skip those it refuses.
+func (s *Sandbox) Exposable(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	return checkExposed("folder", evalOr(abs), s.hidden())
 }
 
 // allowedBeneath lists what under root may be exposed when some hidden paths lie under

@@ -136,6 +136,9 @@ func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string
 	return p, nil
 }
 
+// Pid is the started process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Kill ends the command.
 func (p *Process) Kill() { p.once.Do(func() { _ = p.cmd.Process.Kill() }) }
 
@@ -155,9 +158,9 @@ func (p *Process) Reached() []string { return nil }
 
 // layout is one run's paths (sandbox-exec's profile is made from it).
 type layout struct {
-	pol                     Policy
-	exe, home, tmp, scratch string
-	readOnly, protected     []string
+	pol                            Policy
+	exe, home, tmp, scratch        string
+	readOnly, readWrite, protected []string
 }
 
 // seatbeltLayout checks the policy's paths and makes the run's private folders.
@@ -169,6 +172,9 @@ func (s *Sandbox) seatbeltLayout(pol Policy) (layout, error) {
 	}
 	var err error
 	if l.readOnly, err = s.readOnlyPaths(pol, hidden); err != nil {
+		return l, err
+	}
+	if l.readWrite, err = readWritePaths(pol, hidden); err != nil {
 		return l, err
 	}
 	if l.protected, err = existingProtected(pol); err != nil {

@@ -43,6 +43,10 @@ func newProcess(cmd *exec.Cmd, lv Level, cg cgroups, out, errOut *os.File) *Proc
 	return p
 }
 
+// Pid is the process Cairn started (bwrap, or the helper that became the command): the
+// leader of the run's session.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // watch kills the tree when ctx ends first.
 func (p *Process) watch(ctx context.Context) {
 	select {

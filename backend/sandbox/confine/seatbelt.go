@@ -27,7 +27,7 @@ func seatbeltProfile(l layout, hidden []string) string {
 	}
 	fmt.Fprintf(&b, "  (literal %s))\n", sbplString(l.exe))
 	b.WriteString("(allow file-read* file-write*\n")
-	for _, p := range []string{l.pol.Workspace, l.tmp, l.home} {
+	for _, p := range append([]string{l.pol.Workspace, l.tmp, l.home}, l.readWrite...) {
 		fmt.Fprintf(&b, "  (subpath %s)\n", sbplString(p))
 	}
 	b.WriteString("  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\"))\n")

@@ -79,6 +79,9 @@ func (s *Sandbox) layoutFor(lv Level, pol Policy) (layout, error) {
 	if l.readOnly, err = s.readOnlyPaths(pol, hidden); err != nil {
 		return l, err
 	}
+	if l.readWrite, err = readWritePaths(pol, hidden); err != nil {
+		return l, err
+	}
 	if l.protected, err = existingProtected(pol); err != nil {
 		return l, err
 	}
@@ -127,7 +130,7 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 			sp.Argv = opArgv(insideExe, op)
 		}
 		sp.ReadOnly = append(append(append([]string{}, systemDirs...), "/etc", "/proc", insideExe), l.readOnly...)
-		sp.ReadWrite = []string{l.pol.Workspace, "/tmp", l.home, "/dev"}
+		sp.ReadWrite = append([]string{l.pol.Workspace, "/tmp", l.home, "/dev"}, l.readWrite...)
 		sp.UnixSockets = true
 		if l.proxySock != "" {
 			sp.Forward = true
@@ -145,6 +148,7 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 		sp.ReadOnly = append(append(append([]string{}, systemDirs...), "/proc", s.exe), l.readOnly...)
 		sp.ReadOnly = append(sp.ReadOnly, allowedBeneath("/etc", hiddenEtc)...)
 		sp.ReadWrite = []string{l.pol.Workspace, l.scratch, "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+		sp.ReadWrite = append(sp.ReadWrite, l.readWrite...)
 		sp.NeedLandlock = true
 		cmd := exec.Command(s.exe, append([]string{execArg, "--"}, sp.Argv...)...)
 		cmd.Env = []string{specEnv + "=" + sp.encode()}

@@ -1990,6 +1990,13 @@ export interface MCPResourceTemplateInfo {
   mimeType?: string;
 }
 
+/**
+ * RootsMode says which MCP roots a server is offered. A server that is offered roots
+ * uses them in place of its own idea of where to work: server-filesystem replaces the
+ * folders of its arguments with them, Playwright writes its files into the first.
+ */
+export type MCPRootsMode = "" | "none" | "workspace" | "folders";
+
 /** Server is one configured MCP server, as Settings edits it and as it is stored. */
 export interface MCPServer {
   id: string;
@@ -2005,10 +2012,13 @@ export interface MCPServer {
   url?: string;
   headers?: MCPVar[];
   /**
-   * Roots are directories offered to the server (file:// roots); none means the
-   * client advertises no roots capability at all.
+   * Roots are folders offered to the server as MCP roots (file:// roots); RootsMode
+   * says which roots it is offered at all (see RootsMode; "" decides from the args).
    */
   roots?: string[];
+  rootsMode?: MCPRootsMode;
+  /** Sandbox, when on, runs a stdio server inside the operating system's sandbox. */
+  sandbox?: MCPServerSandbox;
   /** Timeouts; 0 means the defaults (connect 30 s, calls: none beyond the chat's). */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
@@ -2041,6 +2051,18 @@ export interface MCPServerInfo {
 }
 
 /**
+ * ServerSandbox is how a stdio server runs inside the operating system's sandbox (the
+ * one the task tools use): the folders it may write, the further ones it may read, and
+ * the domains it may reach through Cairn's proxy (none: no network at all, DNS included).
+ */
+export interface MCPServerSandbox {
+  enabled: boolean;
+  write?: string[];
+  read?: string[];
+  domains?: string[];
+}
+
+/**
  * ServerView is a server as a window shows it: its config (secret values masked), its
  * runtime status and its cached tools.
  */
@@ -2058,10 +2080,13 @@ export interface MCPServerView {
   url?: string;
   headers?: MCPVar[];
   /**
-   * Roots are directories offered to the server (file:// roots); none means the
-   * client advertises no roots capability at all.
+   * Roots are folders offered to the server as MCP roots (file:// roots); RootsMode
+   * says which roots it is offered at all (see RootsMode; "" decides from the args).
    */
   roots?: string[];
+  rootsMode?: MCPRootsMode;
+  /** Sandbox, when on, runs a stdio server inside the operating system's sandbox. */
+  sandbox?: MCPServerSandbox;
   /** Timeouts; 0 means the defaults (connect 30 s, calls: none beyond the chat's). */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
@@ -2082,6 +2107,11 @@ export interface MCPServerView {
   cachedAt?: number;
   /** Instructions are what the server tells the model (from initialize). */
   instructions?: string;
+  /**
+   * RootsModeInEffect is the roots mode the server runs with: RootsMode, or for the
+   * automatic mode the one its config decides (none, workspace or folders).
+   */
+  rootsModeInEffect?: MCPRootsMode;
   /**
    * Warnings (Save only) name texts that look like credentials but could not be moved
    * to the keyring (mcp_credential_not_moved) and a command not found on the server's

@@ -8,6 +8,8 @@ import type { CairnEvent, Transport } from "./types";
 export type McpTransport = wire.MCPTransport;
 export type McpVar = wire.MCPVar;
 export type McpServer = wire.MCPServer;
+export type McpRootsMode = wire.MCPRootsMode;
+export type McpServerSandbox = wire.MCPServerSandbox;
 export type McpCredential = wire.MCPCredential;
 export type McpEnvVar = wire.MCPEnvVar;
 export type McpState = wire.MCPState;

@@ -109,6 +109,11 @@ export function McpServerCard({ server: s, onEdit, onDelete }: { server: McpServ
         <span className="badge" title={t(`mcp.transport.${s.transport}Help`, { defaultValue: "" })}>
           {t(`mcp.transport.${s.transport}`, { defaultValue: s.transport })}
         </span>
+        {s.transport === "stdio" && s.sandbox?.enabled && (
+          <span className="badge badge--ok" title={t("mcp.sandboxedHelp")} data-testid="mcp-sandboxed">
+            {t("mcp.sandboxed")}
+          </span>
+        )}
         <McpStatusBadge status={status} />
         <span className="spacer" />
         <button type="button" className="btn btn--small" onClick={onEdit} disabled={s.transport === "builtin"} data-testid="mcp-edit">

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { useClient, type AppError, type McpCredential, type McpServerView, type McpTestReport, type McpTransport } from "../api";
+import { useClient, type AppError, type McpCredential, type McpRootsMode, type McpServerView, type McpTestReport, type McpTransport } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
@@ -8,6 +8,7 @@ import { McpTestReportView } from "./McpTestReport";
 import { fromDraft, newVar, secondsToMs, toDraft, type ServerDraft, type VarDraft } from "./model";
 
 const TRANSPORTS: McpTransport[] = ["stdio", "http", "sse"];
+const ROOTS_MODES: McpRootsMode[] = ["none", "workspace", "folders"];
 
 /**
  * Add or edit a server. stdio: command, arguments (one per line), environment, working
@@ -34,10 +35,12 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
     connect: `${id}-connect`,
     call: `${id}-call`,
     roots: `${id}-roots`,
+    rootsMode: `${id}-roots-mode`,
+    rootsHelp: `${id}-roots-help`,
     argsHelp: `${id}-args-help`,
     trustHelp: `${id}-trust-help`,
   };
-  const set = <K extends keyof ServerDraft>(k: K, v: ServerDraft[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  const set: SetDraft = (k, v) => setDraft((d) => ({ ...d, [k]: v }));
   const builtin = draft.transport === "builtin";
   const badConnect = Number.isNaN(secondsToMs(draft.connectTimeout));
   const badCall = Number.isNaN(secondsToMs(draft.callTimeout));
@@ -207,20 +210,53 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
         </div>
         {(badConnect || badCall) && <p className="field__help mcp-form__span mcp-form__invalid">{t("mcp.form.timeoutInvalid")}</p>}
 
-        <label htmlFor={ids.roots} className="field__label">
-          {t("mcp.form.roots")}
+        <label htmlFor={ids.rootsMode} className="field__label">
+          {t("mcp.form.rootsMode")}
         </label>
         <div>
-          <textarea
-            id={ids.roots}
-            className="input textarea mono mcp-form__lines"
-            rows={2}
-            value={draft.roots}
-            onChange={(e) => set("roots", e.target.value)}
-            data-testid="mcp-form-roots"
-          />
-          <p className="field__help">{t("mcp.form.rootsHelp")}</p>
+          <select
+            id={ids.rootsMode}
+            className="input select"
+            value={draft.rootsMode}
+            aria-describedby={ids.rootsHelp}
+            onChange={(e) => set("rootsMode", e.target.value as McpRootsMode)}
+            data-testid="mcp-form-roots-mode"
+          >
+            <option value="">
+              {server?.rootsModeInEffect && (server.rootsMode ?? "") === draft.rootsMode
+                ? t("mcp.form.rootsModeAuto", { mode: t(`mcp.form.rootsModeNames.${server.rootsModeInEffect}`) })
+                : t("mcp.form.rootsModeAutoNew")}
+            </option>
+            {ROOTS_MODES.map((m) => (
+              <option key={m} value={m}>
+                {t(`mcp.form.rootsModeNames.${m}`)}
+              </option>
+            ))}
+          </select>
+          <p id={ids.rootsHelp} className="field__help">
+            {t(`mcp.form.rootsModeHelp.${draft.rootsMode || "auto"}`)}
+          </p>
         </div>
+        {draft.rootsMode !== "none" && (
+          <>
+            <label htmlFor={ids.roots} className="field__label">
+              {t("mcp.form.roots")}
+            </label>
+            <div>
+              <textarea
+                id={ids.roots}
+                className="input textarea mono mcp-form__lines"
+                rows={2}
+                value={draft.roots}
+                onChange={(e) => set("roots", e.target.value)}
+                data-testid="mcp-form-roots"
+              />
+              <p className="field__help">{t("mcp.form.rootsHelp")}</p>
+            </div>
+          </>
+        )}
+
+        {draft.transport === "stdio" && <SandboxFields draft={draft} set={set} />}
 
         <span />
         <div>
@@ -277,6 +313,72 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
         </button>
       </div>
     </form>
+  );
+}
+
+type SetDraft = <K extends keyof ServerDraft>(k: K, v: ServerDraft[K]) => void;
+
+/**
+ * The sandbox of a stdio server: on or off, and while on its writable and read-only
+ * folders and the domains it may reach (one per line).
+ */
+function SandboxFields({ draft, set }: { draft: ServerDraft; set: SetDraft }) {
+  const { t } = useTranslation("settings");
+  const id = useId();
+  const lists = [
+    { key: "sandboxWrite", label: "sandboxWrite", help: "sandboxWriteHelp", testId: "mcp-form-sandbox-write", placeholder: "/home/me/projects/site" },
+    { key: "sandboxRead", label: "sandboxRead", help: "sandboxReadHelp", testId: "mcp-form-sandbox-read", placeholder: "/home/me/docs" },
+    { key: "sandboxDomains", label: "sandboxDomains", help: "sandboxDomainsHelp", testId: "mcp-form-sandbox-domains", placeholder: "api.example.com" },
+  ] as const;
+  return (
+    <>
+      <span className="field__label">{t("mcp.form.sandbox")}</span>
+      <div>
+        <label className="check-label">
+          <input
+            type="checkbox"
+            checked={draft.sandbox}
+            aria-describedby={`${id}-help`}
+            onChange={(e) => set("sandbox", e.target.checked)}
+            data-testid="mcp-form-sandbox"
+          />
+          {t("mcp.form.sandboxOn")}
+        </label>
+        <p id={`${id}-help`} className="field__help">
+          {t("mcp.form.sandboxHelp")}
+        </p>
+      </div>
+      {draft.sandbox &&
+        lists.map((l) => (
+          <SandboxList key={l.key} id={`${id}-${l.key}`} label={t(`mcp.form.${l.label}`)} help={t(`mcp.form.${l.help}`)} testId={l.testId}
+            placeholder={l.placeholder} value={draft[l.key]} onChange={(v) => set(l.key, v)} />
+        ))}
+    </>
+  );
+}
+
+function SandboxList(p: { id: string; label: string; help: string; testId: string; placeholder: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <>
+      <label htmlFor={p.id} className="field__label">
+        {p.label}
+      </label>
+      <div>
+        <textarea
+          id={p.id}
+          className="input textarea mono mcp-form__lines"
+          rows={2}
+          value={p.value}
+          placeholder={p.placeholder}
+          aria-describedby={`${p.id}-help`}
+          onChange={(e) => p.onChange(e.target.value)}
+          data-testid={p.testId}
+        />
+        <p id={`${p.id}-help`} className="field__help">
+          {p.help}
+        </p>
+      </div>
+    </>
   );
 }
 

@@ -167,6 +167,54 @@ describe("Settings → MCP servers", () => {
     expect(backend.mcp.secrets.get(`${id}/env/GITHUB_TOKEN`)).toBe("ghp_secret_value_1234ABCD");
   });
 
+  it("runs a stdio server in the sandbox with its folders and domains, and sets its roots mode", async () => {
+    const { backend, transport, user } = open();
+    await screen.findByTestId("mcp-empty");
+    await user.click(screen.getByTestId("mcp-add"));
+    const form = screen.getByTestId("mcp-form");
+    await user.type(within(form).getByTestId("mcp-form-name"), "files");
+    await user.type(within(form).getByTestId("mcp-form-command"), "npx");
+    await user.type(within(form).getByTestId("mcp-form-args"), "-y{Enter}@modelcontextprotocol/server-filesystem{Enter}/home/me/site");
+    expect(within(form).queryByTestId("mcp-form-sandbox-write")).toBeNull();
+    await user.click(within(form).getByTestId("mcp-form-sandbox"));
+    await user.type(within(form).getByTestId("mcp-form-sandbox-write"), "/home/me/site{Enter} {Enter}");
+    await user.type(within(form).getByTestId("mcp-form-sandbox-read"), "/home/me/docs");
+    await user.type(within(form).getByTestId("mcp-form-sandbox-domains"), "api.example.com");
+    expect(form).toHaveTextContent("Needs the strong sandbox level");
+    const mode = within(form).getByTestId("mcp-form-roots-mode");
+    expect(mode).toHaveValue("");
+    await user.selectOptions(mode, "none");
+    expect(within(form).queryByTestId("mcp-form-roots")).toBeNull();
+    expect(form).toHaveTextContent("keeps the folders of its own arguments");
+    await user.click(within(form).getByTestId("mcp-form-save"));
+
+    const el = await item("files");
+    const save = transport.calls.find((c) => c.method === "SaveMCPServer")!;
+    expect(save.args[0]).toMatchObject({
+      rootsMode: "none",
+      sandbox: { enabled: true, write: ["/home/me/site"], read: ["/home/me/docs"], domains: ["api.example.com"] },
+    });
+    expect(backend.mcp.servers[0]!.sandbox?.enabled).toBe(true);
+    expect(within(el).getByTestId("mcp-sandboxed")).toHaveTextContent("Sandboxed");
+
+    await user.click(within(el).getByTestId("mcp-edit"));
+    const edit = screen.getByTestId("mcp-form");
+    expect(within(edit).getByTestId("mcp-form-sandbox")).toBeChecked();
+    expect(within(edit).getByTestId("mcp-form-sandbox-write")).toHaveValue("/home/me/site");
+    expect(within(edit).getByTestId("mcp-form-roots-mode")).toHaveValue("none");
+    // Back to automatic: the arguments name a folder, so the backend offers none.
+    await user.selectOptions(within(edit).getByTestId("mcp-form-roots-mode"), "");
+    await user.click(within(edit).getByTestId("mcp-form-sandbox"));
+    await user.click(within(edit).getByTestId("mcp-form-save"));
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    const second = transport.calls.filter((c) => c.method === "SaveMCPServer")[1]!.args[0] as Record<string, unknown>;
+    expect(second.rootsMode).toBeUndefined();
+    // Off, the lists are kept for the next time it is turned on.
+    expect(second.sandbox).toEqual({ enabled: false, write: ["/home/me/site"], read: ["/home/me/docs"], domains: ["api.example.com"] });
+    await user.click(within(await item("files")).getByTestId("mcp-edit"));
+    expect(within(screen.getByTestId("mcp-form")).getByTestId("mcp-form-roots-mode")).toHaveTextContent("Automatic: none");
+  });
+
   it("adds an HTTP server with a secret header and a call timeout; invalid input shows the backend's reason", async () => {
     const { transport, user } = open();
     await screen.findByTestId("mcp-empty");

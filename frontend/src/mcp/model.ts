@@ -1,4 +1,4 @@
-import type { McpLogLine, McpServer, McpServerInfo, McpServerView, McpTransport, McpVar } from "../api";
+import type { McpLogLine, McpRootsMode, McpServer, McpServerInfo, McpServerView, McpTransport, McpVar } from "../api";
 
 /** What a server runs or where it lives, in one line: `npx -y pkg` or the URL. */
 export function describeTarget(s: McpServer): string {
@@ -45,6 +45,14 @@ export interface ServerDraft {
   headers: VarDraft[];
   /** One directory per line. */
   roots: string;
+  /** Which roots the server is offered; "" decides from its arguments. */
+  rootsMode: McpRootsMode;
+  /** stdio: run inside the operating system's sandbox. */
+  sandbox: boolean;
+  /** One folder (or domain) per line. */
+  sandboxWrite: string;
+  sandboxRead: string;
+  sandboxDomains: string;
   /** Seconds, "" = default. */
   connectTimeout: string;
   callTimeout: string;
@@ -75,11 +83,18 @@ export function toDraft(s?: McpServerView | McpServer): ServerDraft {
     url: s?.url ?? "",
     headers: varsToDraft(s?.headers),
     roots: (s?.roots ?? []).join("\n"),
+    rootsMode: s?.rootsMode ?? "",
+    sandbox: s?.sandbox?.enabled ?? false,
+    sandboxWrite: (s?.sandbox?.write ?? []).join("\n"),
+    sandboxRead: (s?.sandbox?.read ?? []).join("\n"),
+    sandboxDomains: (s?.sandbox?.domains ?? []).join("\n"),
     connectTimeout: msToSeconds(s?.connectTimeoutMs),
     callTimeout: msToSeconds(s?.callTimeoutMs),
     trustReadOnlyHints: s?.trustReadOnlyHints ?? true,
   };
 }
+
+const trim = (l: string) => l.trim();
 
 const lines = (text: string) =>
   text
@@ -111,12 +126,16 @@ export function fromDraft(d: ServerDraft): McpServer {
     out.args = lines(d.args);
     out.env = draftVars(d.env);
     if (d.cwd.trim()) out.cwd = d.cwd.trim();
+    const sandbox = { enabled: d.sandbox, write: lines(d.sandboxWrite).map(trim), read: lines(d.sandboxRead).map(trim), domains: lines(d.sandboxDomains).map(trim) };
+    // Lists are kept while the sandbox is off, so turning it back on finds them.
+    if (sandbox.enabled || sandbox.write.length || sandbox.read.length || sandbox.domains.length) out.sandbox = sandbox;
   } else if (d.transport === "http" || d.transport === "sse") {
     out.url = d.url.trim();
     out.headers = draftVars(d.headers);
   }
-  const roots = lines(d.roots).map((r) => r.trim());
+  const roots = lines(d.roots).map(trim);
   if (roots.length) out.roots = roots;
+  if (d.rootsMode) out.rootsMode = d.rootsMode;
   const ct = secondsToMs(d.connectTimeout);
   const cl = secondsToMs(d.callTimeout);
   if (ct > 0) out.connectTimeoutMs = ct;

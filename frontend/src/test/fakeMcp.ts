@@ -151,7 +151,7 @@ export class FakeMcp {
     let s = input.id ? this.get(input.id) : undefined;
     const isNew = !s;
     if (!s) {
-      s = { id: this.id(), name, transport, enabled: input.enabled, status: { state: "idle", since: Date.now() }, tools: [] };
+      s = { id: this.id(), name, transport, enabled: input.enabled, status: { state: "idle", since: Date.now() }, tools: [], rootsModeInEffect: "workspace" };
       this.servers.push(s);
     }
     const id = s.id;
@@ -165,6 +165,10 @@ export class FakeMcp {
       env: this.storeSecrets(id, "env", input.env),
       headers: this.storeSecrets(id, "header", input.headers),
       roots: input.roots,
+      rootsMode: input.rootsMode,
+      // As the backend decides the automatic mode: none when the arguments name a folder.
+      rootsModeInEffect: input.rootsMode || (!input.roots?.length && (input.args ?? []).some((a) => a.startsWith("/")) ? "none" : "workspace"),
+      sandbox: input.sandbox,
       connectTimeoutMs: input.connectTimeoutMs,
       callTimeoutMs: input.callTimeoutMs,
       trustReadOnlyHints: input.trustReadOnlyHints ?? s.trustReadOnlyHints ?? true,
