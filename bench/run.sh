@@ -2,7 +2,7 @@
 # Runs every benchmark script in bench/ (tools.sh, chat.sh, startup.sh, … whichever exist),
 # after a description of the machine, and keeps each one's output in bench/out/<name>.txt.
 # Exits non-zero when any script did (a missed goal or a failure); all of them still run.
-# Usage: bench/run.sh [NAME…]   (e.g. bench/run.sh startup)
+# Usage: bench/run.sh [NAME…]   (e.g. bench/run.sh startup; soak runs 5 minutes here, SOAK_MINUTES)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
@@ -33,7 +33,9 @@ for script in bench/*.sh; do
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
   echo "## $name"
   echo
-  if bash "$script" 2>&1 | tee "bench/out/$name.txt"; then
+  args=()
+  [ "$name" = soak ] && args=("${SOAK_MINUTES:-5}") # the hour is bench/soak.sh with no argument
+  if bash "$script" "${args[@]}" 2>&1 | tee "bench/out/$name.txt"; then
     :
   else
     echo "bench: $name exited non-zero" >&2

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/tools"
 	"github.com/cairn-app/cairn/backend/tools/toolstest"
@@ -79,5 +80,28 @@ func TestDeleteTellsTheRunnerOnce(t *testing.T) {
 	defer runner.mu.Unlock()
 	if len(runner.forgotten) != 1 || runner.forgotten[0] != sess.ID {
 		t.Fatalf("forgotten = %v", runner.forgotten)
+	}
+}
+
+// TestDeleteForgetsTheSessionsTopic: a deleted conversation's topic leaves the bus, which
+// would otherwise keep a sequence number for every conversation ever made (found by
+// bench/soak.sh: the bus's topics grew by one per conversation all hour).
+func TestDeleteForgetsTheSessionsTopic(t *testing.T) {
+	h := newHarness(t, nil)
+	before := h.bus.Topics()
+	sess := h.session(SessionInput{})
+	h.srv.Enqueue(llmtest.Reply{Text: "hi"})
+	h.send(sess.ID, "hello")
+	if got := h.bus.Topics(); got <= before {
+		t.Fatalf("setup: topics %d after a conversation, %d before", got, before)
+	}
+	if err := h.svc.DeleteSession(context.Background(), sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if h.bus.Seq(events.SessionTopic(sess.ID)) != 0 {
+		t.Fatal("the deleted session's topic still has a seq")
+	}
+	if got := h.bus.Topics(); got > before+1 { // +1: the sessions topic itself
+		t.Fatalf("topics %d after the delete, %d before the conversation", got, before)
 	}
 }

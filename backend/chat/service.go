@@ -558,6 +558,7 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	}
 	ref := SessionRef{SessionID: id}
 	s.bus.Publish(events.SessionTopic(id), EventSessionDeleted, ref)
+	s.bus.Forget(events.SessionTopic(id)) // its last event: the bus need not keep its seq
 	s.bus.Publish(events.TopicSessions, EventSessionsRemoved, ref)
 	return nil
 }

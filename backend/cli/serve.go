@@ -17,6 +17,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "serve")
 	addr := f.String("addr", "127.0.0.1:0", "listen address (loopback only unless --allow-remote)")
 	allowRemote := f.Bool("allow-remote", false, "allow a non-loopback --addr (the token still protects every request)")
+	debugStats := f.Bool("debug-stats", false, "also serve GET /api/debug/stats (Go heap, goroutines, dropped events; behind the token), for bench/soak.sh")
 	if err := parseFlags(f, args); err != nil {
 		return err
 	}
@@ -29,17 +30,30 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			return apperr.New(apperr.DataDirBusy, "--allow-remote needs this serve to own the data directory").
 				WithParam("path", env.DataDir).WithParam("owner", owned.Info.Describe())
 		}
+		if *debugStats {
+			owned.Client.Close()
+			return apperr.New(apperr.DataDirBusy, "--debug-stats reports this process, so it needs this serve to own the data directory").
+				WithParam("path", env.DataDir).WithParam("owner", owned.Info.Describe())
+		}
 		return serveThroughOwner(ctx, env, owned, *addr)
 	}
 	if err != nil {
 		return err
 	}
 	defer own.Close() // after the services closed: the lock goes last
-	return serveOwned(ctx, env, own, *addr, *allowRemote)
+	return serveOwned(ctx, env, own, serveOptions{addr: *addr, allowRemote: *allowRemote, debugStats: *debugStats})
+}
+
+// serveOptions are the flags of `cairn serve` that shape the server it runs.
+type serveOptions struct {
+	addr        string
+	allowRemote bool
+	debugStats  bool
 }
 
 // serveOwned is `cairn serve` as the owner of the data directory.
-func serveOwned(ctx context.Context, env *Env, own *owner.Owner, addr string, allowRemote bool) error {
+func serveOwned(ctx context.Context, env *Env, own *owner.Owner, opt serveOptions) error {
+	addr, allowRemote := opt.addr, opt.allowRemote
 	// Listen and print the URL first, then open the backend: a browser opened on the URL
 	// spends its first ~150 ms creating a tab and a renderer, and its first request waits
 	// in the listen backlog until the server below takes the listener.
@@ -72,6 +86,7 @@ func serveOwned(ctx context.Context, env *Env, own *owner.Owner, addr string, al
 		Bus:         s.Bus,
 		Redact:      s.Redact,
 		Assets:      env.Deps.Assets,
+		DebugStats:  opt.debugStats,
 		Logger:      slog.New(s.Redact.Handler(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))),
 	})
 	if err != nil {

@@ -18,9 +18,9 @@ import (
 
 var serveLine = regexp.MustCompile(`^Cairn is serving at (http://127\.0\.0\.1:\d+/\?token=([0-9a-f]{64}))$`)
 
-// startServe runs `cairn serve` on dataDir in the background and returns its first line
-// of stdout, the rest of stderr and the exit code once it ends.
-func startServe(t *testing.T, ctx context.Context, dataDir string) (first string, done <-chan result) {
+// startServe runs `cairn serve [args]` on dataDir in the background and returns its first
+// line of stdout, the rest of stderr and the exit code once it ends.
+func startServe(t *testing.T, ctx context.Context, dataDir string, args ...string) (first string, done <-chan result) {
 	t.Helper()
 	outR, outW := io.Pipe()
 	var errb strings.Builder
@@ -30,7 +30,7 @@ func startServe(t *testing.T, ctx context.Context, dataDir string) (first string
 	}}
 	ch := make(chan result, 1)
 	go func() {
-		code := Run(ctx, []string{"--data-dir", dataDir, "serve"}, env)
+		code := Run(ctx, append([]string{"--data-dir", dataDir, "serve"}, args...), env)
 		outW.Close()
 		stderr.mu.Lock()
 		defer stderr.mu.Unlock()
@@ -69,6 +69,49 @@ func TestServeAnswersARequestSentBeforeTheBackendIsOpen(t *testing.T) {
 	cancel()
 	if r := <-done; r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestServeDebugStatsOnlyWithTheFlag: /api/debug/stats is served by `serve --debug-stats`
+// alone (behind the token), never by default.
+func TestServeDebugStatsOnlyWithTheFlag(t *testing.T) {
+	t.Setenv("CAIRN_SECRETS", "file")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"default", nil, http.StatusNotFound},
+		{"--debug-stats", []string{"--debug-stats"}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			first, done := startServe(t, ctx, t.TempDir(), tc.args...)
+			m := serveLine.FindStringSubmatch(first)
+			if m == nil {
+				t.Fatalf("first line %q", first)
+			}
+			u, _ := url.Parse(m[1])
+			req, _ := http.NewRequest("GET", "http://"+u.Host+"/api/debug/stats", nil)
+			req.Header.Set("Authorization", "Bearer "+m[2])
+			resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("debug stats: %d %s, want %d", resp.StatusCode, body, tc.status)
+			}
+			if tc.status == http.StatusOK && !strings.Contains(string(body), `"goroutines":`) {
+				t.Fatalf("debug stats body %s", body)
+			}
+			cancel()
+			if r := <-done; r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+		})
 	}
 }
 

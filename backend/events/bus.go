@@ -26,6 +26,7 @@ type Bus struct {
 	subs   map[*Subscription]struct{}
 	closed bool
 	filter func([]byte) []byte // applied to every event's JSON before it is delivered
+	drops  uint64              // deliveries lost to full buffers since the bus was made; guarded by mu
 }
 
 // Option configures a Bus.
@@ -91,6 +92,39 @@ func (b *Bus) Subscribe(n int) *Subscription {
 	return s
 }
 
+// Drops is how many deliveries were lost to a subscriber's full buffer since the bus was
+// made (one per event and subscriber that missed it). Each loss also makes its
+// subscriber resync; the total is what a soak run checks stays zero.
+func (b *Bus) Drops() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.drops
+}
+
+// Subscribers is how many subscriptions are open now: one per window's event stream and
+// per component listening, so a count that only grows is a subscription never closed.
+func (b *Bus) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}
+
+// Forget drops a topic's sequence number once nothing will be published on it again (a
+// deleted conversation's topic): every topic ever used would otherwise stay in memory
+// for as long as the process runs. A later Publish on it would start again at 1.
+func (b *Bus) Forget(topic string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.seq, topic)
+}
+
+// Topics is how many topics the bus keeps a sequence number for.
+func (b *Bus) Topics() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.seq)
+}
+
 // Seq is the current sequence number of a topic, for snapshots.
 func (b *Bus) Seq(topic string) uint64 {
 	b.mu.Lock()
@@ -116,6 +150,7 @@ func (b *Bus) Publish(topic, typ string, data any) Event {
 		select {
 		case s.C <- ev:
 		default:
+			b.drops++
 			s.mu.Lock()
 			s.dropped = true
 			s.mu.Unlock()

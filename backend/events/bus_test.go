@@ -112,3 +112,44 @@ func TestFilterSeesEveryEventFirst(t *testing.T) {
 		t.Fatalf("delivered %s, returned %s", got.Data, ev.Data)
 	}
 }
+
+func TestDropsCountEveryLostDeliveryAndSubscribersTheOpenOnes(t *testing.T) {
+	b := NewBus()
+	slow, fast := b.Subscribe(1), b.Subscribe(8)
+	if got := b.Subscribers(); got != 2 {
+		t.Fatalf("subscribers %d, want 2", got)
+	}
+	for i := 0; i < 4; i++ {
+		b.Publish("t", "x", i)
+	}
+	// slow kept the first and lost three; fast lost none.
+	if got := b.Drops(); got != 3 {
+		t.Fatalf("drops %d, want 3", got)
+	}
+	slow.Dropped() // clearing the subscriber's flag leaves the bus's count
+	if got := b.Drops(); got != 3 {
+		t.Fatalf("drops after Dropped() %d, want 3", got)
+	}
+	if got := b.Topics(); got != 1 {
+		t.Fatalf("topics %d, want 1", got)
+	}
+	slow.Close()
+	fast.Close()
+	if got := b.Subscribers(); got != 0 {
+		t.Fatalf("subscribers after Close %d, want 0", got)
+	}
+}
+
+func TestForgetDropsATopicsSeq(t *testing.T) {
+	b := NewBus()
+	b.Publish("session:1", "x", nil)
+	b.Publish("session:2", "x", nil)
+	b.Forget("session:1")
+	b.Forget("never-used")
+	if got := b.Topics(); got != 1 {
+		t.Fatalf("topics %d, want 1", got)
+	}
+	if b.Seq("session:1") != 0 || b.Seq("session:2") != 1 {
+		t.Fatalf("seqs %d, %d; want 0, 1", b.Seq("session:1"), b.Seq("session:2"))
+	}
+}

@@ -75,6 +75,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSONBytes(w, http.StatusOK, []byte(`{"ok":true}`))
+	case debugStatsPath:
+		s.serveDebugStats(w, r)
 	default:
 		name := strings.TrimPrefix(p, "/api/")
 		if p == "/api" || name == "" || strings.Contains(name, "/") {

@@ -53,6 +53,7 @@ type Config struct {
 	EventBuffer  int           // events buffered per stream before the client is told to resync; default 256
 	PageCalls    []string      // calls whose results index.html carries, e.g. `ListSessions[""]`; nil: GetSettings (see pageCalls)
 	Redact       *redact.Set   // known secrets left out of every answer and error; nil leaves them
+	DebugStats   bool          // serve GET /api/debug/stats (DebugStats), behind the token like every route; off by default
 }
 
 // PerCall is a facade whose every call through serve runs on a copy bound to that

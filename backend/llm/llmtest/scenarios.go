@@ -101,6 +101,16 @@ func Scenarios() map[string]func(Request) Reply {
 			u := UsageReport()
 			return Reply{Text: "Counted.", Delay: 5 * time.Millisecond, Usage: &u}
 		},
+		// "stream" is "tokens" at a reader's pace: 1 ms between chunks, so an answer of a
+		// few thousand tokens streams for seconds and a window sees it grow (the soak
+		// benchmark, bench/soak.sh).
+		"stream": func(r Request) Reply {
+			n, err := strconv.Atoi(strings.TrimSpace(lastUserText(r.Body)))
+			if err != nil || n <= 0 {
+				n = 2000
+			}
+			return Reply{Text: strings.Repeat("tok ", n), ChunkRunes: 4, Delay: time.Millisecond, Usage: &Usage{PromptTokens: 10, CompletionTokens: n}}
+		},
 		"cut": func(Request) Reply {
 			return Reply{Text: "This answer will be cut off in the middle of a chunk", ChunkRunes: 5, CutAfter: 6, Delay: 5 * time.Millisecond}
 		},
