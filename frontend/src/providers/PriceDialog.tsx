@@ -57,7 +57,7 @@ export function PriceDialog({ open, provider, model, onClose }: { open: boolean;
     const typed = [input, output, cached];
     const [i, o, c] = typed.map(parse);
     // Text that is no number never leaves the window (JSON would send it as null, read as 0).
-    const bad = typed.find((v, k) => [i, o, c][k] !== undefined && !Number.isFinite([i, o, c][k]));
+    const bad = typed.find((_v, k) => [i, o, c][k] !== undefined && !Number.isFinite([i, o, c][k]));
     if (bad !== undefined) throw notANumber(bad);
     await actions.save(model!.id, i ?? 0, o ?? 0, c, currency);
     onClose();
