@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/settings"
+	"github.com/cairn-app/cairn/backend/tasks"
 )
 
 // Name is the toolset and the namespace of agent_run.
@@ -61,6 +62,13 @@ func open(_ context.Context, env capability.Env) (capability.Opened, error) {
 	if !ok || env.DB == nil {
 		return capability.Opened{}, fmt.Errorf("agents: opened without the conversations service")
 	}
-	svc := NewService(Config{DB: env.DB.DB, Chat: conv, Settings: env.Settings, Tools: env.Tools, Bus: env.Bus, Log: env.Log})
+	bg := func() Background {
+		if env.Peer == nil {
+			return nil
+		}
+		b, _ := env.Peer(tasks.Name).(Background)
+		return b
+	}
+	svc := NewService(Config{DB: env.DB.DB, Chat: conv, Settings: env.Settings, Tools: env.Tools, Bus: env.Bus, Log: env.Log, Background: bg})
 	return capability.Opened{Tools: svc.Tools(), Value: svc}, nil
 }

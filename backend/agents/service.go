@@ -34,6 +34,9 @@ type Config struct {
 	Tools    *tools.Registry
 	Bus      *events.Bus
 	Log      *slog.Logger
+	// Background starts a run_in_background child as a background task (the tasks
+	// capability's service, found when a call needs it); nil refuses such calls.
+	Background func() Background
 }
 
 // Service runs sub-agents and keeps their types.
@@ -44,6 +47,7 @@ type Service struct {
 	reg     *tools.Registry
 	bus     *events.Bus
 	log     *slog.Logger
+	bg      func() Background
 	mu      sync.Mutex
 	slots   int             // children running now
 	freed   chan struct{}   // closed (and replaced) when a slot frees
@@ -65,7 +69,7 @@ func NewService(cfg Config) *Service {
 	if st == nil {
 		st = defaults{}
 	}
-	return &Service{db: cfg.DB, chat: cfg.Chat, st: st, reg: cfg.Tools, bus: cfg.Bus, log: cfg.Log,
+	return &Service{db: cfg.DB, chat: cfg.Chat, st: st, reg: cfg.Tools, bus: cfg.Bus, log: cfg.Log, bg: cfg.Background,
 		freed: make(chan struct{}), running: map[string]bool{}}
 }
 

@@ -75,12 +75,21 @@ func (s *Service) run(ctx context.Context, in runInput, progress func(tools.Prog
 	if !ok || call.SessionID == "" {
 		return tools.Result{}, apperr.New(apperr.InvalidArgument, "agent_run runs only inside a conversation").WithParam("message", "agent_run runs only inside a conversation")
 	}
+	var bg Background
 	if in.RunInBackground {
-		return tools.Result{}, apperr.New(apperr.AgentBackgroundMissing, "sub-agents cannot run in the background yet; run it in the foreground")
+		if s.bg != nil {
+			bg = s.bg()
+		}
+		if bg == nil {
+			return tools.Result{}, apperr.New(apperr.AgentBackgroundMissing, "background tasks are not available in this Cairn; run the sub-agent in the foreground")
+		}
 	}
 	c, err := s.prepare(ctx, call, in)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if bg != nil {
+		return s.startBackground(ctx, bg, call, c)
 	}
 	res, err := s.runChild(ctx, c, progress)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/sandbox"
+	"github.com/cairn-app/cairn/backend/tasks"
 	"github.com/cairn-app/cairn/backend/websearch"
 )
 
@@ -180,7 +181,6 @@ func TestSubAgentRefusals(t *testing.T) {
 	}{
 		{map[string]any{"description": "d", "prompt": "p", "type": "coder"}, apperr.AgentTypeNeedsTask},
 		{map[string]any{"description": "d", "prompt": "p", "type": "poet"}, apperr.AgentTypeUnknown},
-		{map[string]any{"description": "d", "prompt": "p", "type": "general", "run_in_background": true}, apperr.AgentBackgroundMissing},
 	}
 	for _, c := range cases {
 		t.Run(string(c.code), func(t *testing.T) {
@@ -422,5 +422,37 @@ func TestSubAgentsRunUpToTheCap(t *testing.T) {
 				t.Fatalf("at most %d sub-agents ran at once, want %d", most, c.want)
 			}
 		})
+	}
+}
+
+// TestBackgroundSubAgent: with run_in_background the call returns the task id at once and
+// the child runs on as a background task of the parent's session, whose summary is its
+// answer once it ends.
+func TestBackgroundSubAgent(t *testing.T) {
+	s, srv, sess := agentChat(t, agents.Name)
+	srv.Handle(agentModel(delegating(map[string]any{"description": "d", "prompt": "count stones", "type": "general", "name": "bg", "run_in_background": true}),
+		func(llmtest.Request) llmtest.Reply {
+			return llmtest.Reply{Text: "Seven stones.", Delay: 50 * time.Millisecond}
+		}))
+	if _, err := s.Chat.SendMessage(context.Background(), sess.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	end, _ := agentEnd(t, waitIdle(t, s, sess.ID))
+	if end.Type != chat.PartToolResult || !strings.Contains(end.Tool.Content, "started in the background as task") {
+		t.Fatalf("end %s %q", end.Type, end.Tool.Content)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		l := s.Tasks().List(sess.ID)
+		if len(l.Tasks) == 1 && l.Tasks[0].State == tasks.StateDone {
+			if l.Tasks[0].Kind != "agent" || !strings.Contains(l.Tasks[0].Summary, "Seven stones.") {
+				t.Fatalf("task %+v", l.Tasks[0])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background child did not finish: %+v", l)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
