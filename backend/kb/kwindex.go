@@ -28,17 +28,21 @@ type kwIndex struct {
 	ready atomic.Bool   // built without error: searches use the index
 	stale atomic.Bool   // lost step with the store (a chunk id out of order): rebuilt
 
-	mu    sync.RWMutex
-	seed  maphash.Seed
-	tok   tokenizer
-	ids   []int64  // doc → chunk id, ascending
-	lens  []uint32 // doc → tokens in both columns (bm25's document length)
-	dead  []uint64 // a bit per removed doc, until compact
-	ndead int
-	total int64             // tokens of the live docs
-	dict  map[uint64]uint32 // term hash → term
-	lists []plist           // term → postings
-	first map[rune][]uint32 // the cjk column's terms by first character: one-character queries are prefix queries
+	mu sync.RWMutex
+	// filled says the build has read the store (set under mu): until then ingest leaves
+	// the index alone, as the build, which reads after ingest's commit, sees its chunks.
+	// Added before, a newer chunk would make the build's older ones look out of order.
+	filled bool
+	seed   maphash.Seed
+	tok    tokenizer
+	ids    []int64  // doc → chunk id, ascending
+	lens   []uint32 // doc → tokens in both columns (bm25's document length)
+	dead   []uint64 // a bit per removed doc, until compact
+	ndead  int
+	total  int64             // tokens of the live docs
+	dict   map[uint64]uint32 // term hash → term
+	lists  []plist           // term → postings
+	first  map[rune][]uint32 // the cjk column's terms by first character: one-character queries are prefix queries
 
 	scratch map[uint64]termCount // add's, reused
 }

@@ -96,6 +96,7 @@ func (s *Service) buildKeywords(kbID string, x *kwIndex) {
 	defer close(x.built)
 	x.mu.Lock()
 	err := s.st.ChunkTexts(s.ctx, kbID, x.add)
+	x.filled = err == nil
 	x.mu.Unlock()
 	if err != nil {
 		if s.ctx.Err() == nil {
@@ -128,9 +129,11 @@ func (s *Service) indexChunks(kbID string, removed []int64, added []Chunk) {
 	}
 	if kx != nil {
 		kx.mu.Lock()
-		kx.remove(removed)
-		for _, c := range added {
-			kx.add(c.ID, c.Heading, c.Text)
+		if kx.filled {
+			kx.remove(removed)
+			for _, c := range added {
+				kx.add(c.ID, c.Heading, c.Text)
+			}
 		}
 		kx.mu.Unlock()
 	}
