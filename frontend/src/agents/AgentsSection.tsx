@@ -1,11 +1,12 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { AGENTS_TOPIC, toAppError, useClient, useProviders, type AgentType, type AppError } from "../api";
+import { AGENTS_TOPIC, useClient, useProviders, type AgentType } from "../api";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
+import { useTopicList } from "../components/useTopicList";
 import { Visible } from "../tools/visible";
 import "./agents.css";
 
@@ -19,27 +20,9 @@ const EMPTY: AgentType = { name: "", description: "", instructions: "", tools: [
 export function AgentsSection() {
   const { t } = useTranslation("settings");
   const client = useClient();
-  const [types, setTypes] = useState<AgentType[] | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
   const [editing, setEditing] = useState<AgentType | null>(null);
   const [removing, setRemoving] = useState<AgentType | null>(null);
-
-  const load = useCallback(() => {
-    client.agents
-      .listTypes()
-      .then((l) => {
-        setTypes(l);
-        setError(null);
-      })
-      .catch((e) => setError(toAppError(e)));
-  }, [client]);
-
-  useEffect(() => {
-    load();
-    return client.transport.subscribe((ev) => {
-      if (ev.topic === AGENTS_TOPIC && ev.type === "agents:types") load();
-    });
-  }, [client, load]);
+  const { items: types, error, reload: load } = useTopicList(() => client.agents.listTypes(), AGENTS_TOPIC, "agents:types");
 
   const remove = useAction(async (type: AgentType) => {
     await client.agents.deleteType(type.name);

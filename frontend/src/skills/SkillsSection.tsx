@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { SKILLS_TOPIC, toAppError, useClient, type AppError, type Skill } from "../api";
+import { SKILLS_TOPIC, useClient, type Skill } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { useAction } from "../components/useAction";
+import { useTopicList } from "../components/useTopicList";
 import { Visible } from "../tools/visible";
 import "./skills.css";
 
@@ -16,25 +17,7 @@ import "./skills.css";
 export function SkillsSection() {
   const { t } = useTranslation("settings");
   const client = useClient();
-  const [skills, setSkills] = useState<Skill[] | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
-
-  const load = useCallback(() => {
-    client.skills
-      .list()
-      .then((l) => {
-        setSkills(l);
-        setError(null);
-      })
-      .catch((e) => setError(toAppError(e)));
-  }, [client]);
-
-  useEffect(() => {
-    load();
-    return client.transport.subscribe((ev) => {
-      if (ev.topic === SKILLS_TOPIC && ev.type === "skills:changed") load();
-    });
-  }, [client, load]);
+  const { items: skills, error, reload: load } = useTopicList(() => client.skills.list(), SKILLS_TOPIC, "skills:changed");
 
   return (
     <div className="skills" data-testid="skills-section">
