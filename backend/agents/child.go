@@ -115,7 +115,7 @@ func (s *Service) runChild(ctx context.Context, c *child, progress func(tools.Pr
 // outcome is the state and account of a child that ended: done, stopped (by the parent or
 // the user), over a budget (rounds, tokens, its time), or failed.
 func (s *Service) outcome(cctx, parent context.Context, res chat.ChildResult, wall time.Duration) (string, Summary) {
-	sum := Summary{Calls: countCalls(res.Calls), Sources: s.sources(res.Calls), Usage: res.Usage, Error: res.Error}
+	sum := Summary{Calls: countCalls(res.Calls), Sources: s.sources(res.Calls), Usage: res.Usage, Cost: res.Cost, Error: res.Error}
 	switch {
 	case res.Status == chat.MessageComplete:
 		return StateDone, sum
@@ -192,6 +192,9 @@ func account(r Run, text string) string {
 	}
 	if u := r.Summary.Usage; u != nil {
 		fmt.Fprintf(&b, "\nTokens: %d.", u.TotalTokens)
+	}
+	if c := r.Summary.Cost; c != nil {
+		fmt.Fprintf(&b, "\nCost: %.4g %s.", c.Amount, c.Currency)
 	}
 	return b.String()
 }

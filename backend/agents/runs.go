@@ -34,11 +34,13 @@ type Run struct {
 }
 
 // Summary is the account a child gives: the tools it called, the sources it read, its
-// tokens and, when it did not finish, why.
+// tokens, what they cost at its model's price (absent when the model has none) and, when
+// it did not finish, why.
 type Summary struct {
 	Calls   []CallCount   `json:"calls"`
 	Sources []string      `json:"sources"`
 	Usage   *llm.Usage    `json:"usage,omitempty"`
+	Cost    *llm.Cost     `json:"cost,omitempty"`
 	Error   *apperr.Error `json:"error,omitempty"`
 }
 

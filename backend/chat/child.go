@@ -41,7 +41,9 @@ type ChildResult struct {
 	Text      string        `json:"text"`
 	Error     *apperr.Error `json:"error,omitempty"`
 	Usage     *llm.Usage    `json:"usage,omitempty"`
-	Calls     []ChildCall   `json:"calls"`
+	// Cost is what the child's answer cost at its model's price; nil when it has none.
+	Cost  *llm.Cost   `json:"cost,omitempty"`
+	Calls []ChildCall `json:"calls"`
 }
 
 // CreateChildSession makes the session of a sub-agent started by call callID of session
@@ -135,7 +137,7 @@ func (r *run) overBudget(round, maxRounds int) *apperr.Error {
 func (r *run) childResult() ChildResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := ChildResult{MessageID: r.msgID, Status: r.meta.Status, Error: r.meta.Error, Usage: r.usage, Calls: []ChildCall{}}
+	res := ChildResult{MessageID: r.msgID, Status: r.meta.Status, Error: r.meta.Error, Usage: r.usage, Cost: r.meta.Cost, Calls: []ChildCall{}}
 	last := -1
 	for _, lp := range r.parts {
 		if lp.Type == PartText && strings.TrimSpace(string(lp.buf)) != "" {

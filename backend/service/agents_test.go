@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -109,7 +110,7 @@ func agentChat(t *testing.T, toolsets ...string) (*Services, *llmtest.Server, ch
 // TestResearcherSubAgent: the parent starts a researcher, which is offered exactly its
 // type's tools within the parent's (web search and fetch: the parent has no knowledge
 // bases, and no sub-agent starts another), searches, and answers; the parent reads the
-// answer and the account (tools called, tokens). The child's conversation is stored,
+// answer and the account (tools called, tokens, cost). The child's conversation is stored,
 // linked to the parent's call, and left out of the list.
 func TestResearcherSubAgent(t *testing.T) {
 	searx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,6 +124,9 @@ func TestResearcherSubAgent(t *testing.T) {
 		if _, err := s.Settings.Set(ctx, k, v); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := s.Providers.SetPrice(ctx, sess.ProviderID, "m", llm.Price{Input: 1, Output: 2, Currency: "USD"}); err != nil {
+		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var childTools []string
@@ -145,12 +149,16 @@ func TestResearcherSubAgent(t *testing.T) {
 	if end.Type != chat.PartToolResult || run.State != agents.StateDone || run.Name != "scout" || run.Type != "researcher" {
 		t.Fatalf("end %s %+v", end.Type, run)
 	}
+	// the child's 300 prompt and 30 completion tokens at 1 and 2 per million: the card shows it
+	if c := run.Summary.Cost; c == nil || math.Abs(c.Amount-0.00036) > 1e-12 || c.Currency != "USD" || c.Source != llm.PriceFromUser {
+		t.Fatalf("the child's cost %+v", c)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if want := []string{"web_fetch", "web_search"}; !slices.Equal(childTools, want) {
 		t.Fatalf("the researcher was offered %v, want %v", childTools, want)
 	}
-	for _, want := range []string{"A cairn is a pile of stones", `Sub-agent "scout" (researcher) finished.`, "Tools called: web_search ×1.", "Tokens: 330."} {
+	for _, want := range []string{"A cairn is a pile of stones", `Sub-agent "scout" (researcher) finished.`, "Tools called: web_search ×1.", "Tokens: 330.", "Cost: 0.00036 USD."} {
 		if !strings.Contains(end.Tool.Content, want) {
 			t.Fatalf("the parent read %q, without %q", end.Tool.Content, want)
 		}

@@ -549,12 +549,14 @@ export interface AgentsRun {
 
 /**
  * Summary is the account a child gives: the tools it called, the sources it read, its
- * tokens and, when it did not finish, why.
+ * tokens, what they cost at its model's price (absent when the model has none) and, when
+ * it did not finish, why.
  */
 export interface AgentsSummary {
   calls: AgentsCallCount[];
   sources: string[];
   usage?: LLMUsage;
+  cost?: LLMCost;
   error?: ApperrError;
 }
 

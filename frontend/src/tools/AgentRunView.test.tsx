@@ -103,12 +103,13 @@ describe("agent_run's card", () => {
   });
 
   it("shows how it ended from the call's result and opens the child's conversation", async () => {
-    const ended: AgentRun = { ...RUN, state: "budget", summary: { calls: [{ name: "web_search", count: 2 }], sources: ["https://example.org/cairn"], usage: { promptTokens: 900, completionTokens: 200, totalTokens: 1100 } } };
+    const ended: AgentRun = { ...RUN, state: "budget", summary: { calls: [{ name: "web_search", count: 2 }], sources: ["https://example.org/cairn"], usage: { promptTokens: 900, completionTokens: 200, totalTokens: 1100 }, cost: { amount: 0.0123, currency: "USD", source: "user" } } };
     const end = part({ type: "tool-result", tool: { callId: "a1", name: "agent_run", content: "account", display: ended } });
     setup(groupParts([agentCall, end])[0] as ToolItem, snapshot([childMessage("error", [part({ messageId: "cm2", type: "text", text: "partial" })])]));
     const view = await screen.findByTestId("agent-run");
     expect(screen.getByTestId("agent-run-state")).toHaveTextContent("Stopped by a budget");
     expect(within(view).getByTestId("agent-run-sources")).toHaveTextContent("https://example.org/cairn");
+    expect(within(view).getByTestId("agent-run-cost")).toHaveTextContent("$0.0123"); // the child's cost, on the parent's card
     fireEvent.click(within(view).getByTestId("agent-run-open"));
     expect(window.location.hash).toBe("#/session/child");
   });

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { AGENT_RUN_TOOL, useClient, useSession, type AgentRun, type Message } from "../api";
 import { Icon } from "../components/Icon";
+import { formatMoney } from "../chat/cost";
 import { Markdown } from "../chat/markdown/Markdown";
 import { useRouter } from "../shell/router";
 import { groupParts, type ToolItem } from "./model";
@@ -58,9 +59,9 @@ export function AgentRunView({ item }: { item: ToolItem }) {
   return <AgentChild run={run} ended={Boolean(item.end)} />;
 }
 
-/** The child's latest answer: its text, its tool cards (collapsed), its state and tokens. */
+/** The child's latest answer: its text, its tool cards (collapsed), its state, tokens and cost. */
 function AgentChild({ run, ended }: { run: AgentRun; ended: boolean }) {
-  const { t } = useTranslation("chat");
+  const { t, i18n } = useTranslation("chat");
   const { navigate } = useRouter();
   const { data } = useSession(run.sessionId);
   const answer = lastAnswer(data?.messages);
@@ -68,6 +69,7 @@ function AgentChild({ run, ended }: { run: AgentRun; ended: boolean }) {
   const live = answer?.status === "streaming";
   const state = live ? "running" : ended || run.state !== "running" ? run.state : (answer?.status === "complete" ? "done" : run.state);
   const tokens = answer?.usage?.totalTokens ?? run.summary.usage?.totalTokens;
+  const cost = answer?.cost ?? run.summary.cost;
   const calls = items.filter((i) => i.kind === "tool").length;
 
   return (
@@ -87,6 +89,11 @@ function AgentChild({ run, ended }: { run: AgentRun; ended: boolean }) {
         {tokens !== undefined && tokens > 0 && (
           <span className="muted" data-testid="agent-run-tokens">
             {t("agent.tokens", { count: tokens })}
+          </span>
+        )}
+        {cost && (
+          <span className="muted" data-testid="agent-run-cost" title={t("agent.costTitle")}>
+            {formatMoney(cost.amount, cost.currency, i18n.language)}
           </span>
         )}
         <button type="button" className="link-btn" data-testid="agent-run-open" onClick={() => navigate({ name: "session", id: run.sessionId })}>
