@@ -86,7 +86,8 @@ func TestEscapeProcesses(t *testing.T) {
 				noSurvivors(t, m)
 			})
 			t.Run("env", func(t *testing.T) {
-				r := run(t, s, pol, `env; cat /proc/self/environ`)
+				// every process the sandbox holds, bwrap's own pid 1 included
+				r := run(t, s, pol, `env; cat /proc/self/environ; for f in /proc/[0-9]*/environ; do cat "$f" 2>/dev/null; done; true`)
 				if r.code != 0 || strings.Contains(r.stdout, secret) || strings.Contains(r.stdout, "OPENAI") || strings.Contains(r.stdout, specEnv) {
 					t.Fatalf("the environment leaked: %+v", r)
 				}
@@ -182,5 +183,20 @@ asyncio.run(main())'`), "asyncio child")
 				t.Fatalf("npm test did not write in the workspace: %q", b)
 			}
 		})
+	}
+}
+
+// TestStrongBwrapGetsNoEnvironment: bubblewrap's own process stays inside the sandbox as
+// its pid 1, whose environ a command could read where Landlock does not scope ptrace
+// (older kernels), so bwrap is started with an empty environment, not Cairn's.
+func TestStrongBwrapGetsNoEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-"+secret)
+	s := newSandbox(t, Strong)
+	cmd, err := s.command(Strong, layout{pol: Policy{Workspace: t.TempDir(), Dir: "/"}, exe: s.exe, home: "/home/sandbox", tmp: "/tmp"}, []string{"true"}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Env == nil || len(cmd.Env) != 0 {
+		t.Fatalf("bwrap starts with the environment %q, want none", cmd.Env)
 	}
 }

@@ -140,7 +140,11 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 			}
 		}
 		args := append(bwrapArgs(l), "--setenv", specEnv, sp.encode(), "--", insideExe, execArg, "--")
-		return exec.Command(path, append(args, sp.Argv...)...), nil
+		cmd := exec.Command(path, append(args, sp.Argv...)...)
+		// bwrap's own process stays in the sandbox as its pid 1, whose environ the
+		// command can read: it gets none of Cairn's (--clearenv only clears the command's).
+		cmd.Env = []string{}
+		return cmd, nil
 	case Reduced:
 		if op != "" {
 			sp.Argv = opArgv(s.exe, op)
