@@ -46,12 +46,13 @@ func TestAskWaitsForTheDecision(t *testing.T) {
 		req.AskReason == "" || len(req.Rules) != 1 || string(req.Args) != `{"path":"notes/a.md"}` {
 		t.Fatalf("request %+v", req)
 	}
-	// The write says its change itself: the dialog shows it, from the event and the list.
-	if len(req.Edits) != 1 || req.Edits[0].Path != "notes/a.md" {
+	// The write says its change itself, previewed against its file in the call's session:
+	// the dialog shows it, from the event and the list.
+	if len(req.Edits) != 1 || req.Edits[0].Path != "notes/a.md" || req.Edits[0].Diff != "+preview in s1" {
 		t.Fatalf("edits %+v", req.Edits)
 	}
 	pending, err := e.svc.PendingForSession(e.ctx, "s1")
-	if err != nil || len(pending) != 1 || pending[0].ID != req.ID || len(pending[0].Edits) != 1 || pending[0].Title != "write" {
+	if err != nil || len(pending) != 1 || pending[0].ID != req.ID || len(pending[0].Edits) != 1 || pending[0].Edits[0].Diff != "+preview in s1" || pending[0].Title != "write" {
 		t.Fatalf("pending %+v %v", pending, err)
 	}
 	if e.write.n.Load() != 0 {
@@ -621,5 +622,24 @@ func TestDecideRejectsBadInput(t *testing.T) {
 	}
 	if _, err := e.svc.Decide(e.ctx, "nope", "maybe", "", "w"); !apperr.Is(err, apperr.ApprovalDecisionInvalid) {
 		t.Fatalf("bad choice: %v", err)
+	}
+}
+
+// TestAskWithoutPreview: a preview that fails leaves the dialog the change the tool's
+// touches say; the request still asks.
+func TestAskWithoutPreview(t *testing.T) {
+	e := newEnv(t)
+	sub := e.bus.Subscribe(256)
+	defer sub.Close()
+	done := e.run(e.ctx, &partObserver{}, call("c1", "test_write", `{"path":"broken"}`, "s1"))
+	req := nextEvent(t, sub, approval.EventRequested)
+	if len(req.Edits) != 1 || req.Edits[0].Path != "broken" || req.Edits[0].Diff != "" {
+		t.Fatalf("edits %+v", req.Edits)
+	}
+	if _, err := e.svc.Decide(e.ctx, req.ID, "deny", "", "window-a"); err != nil {
+		t.Fatal(err)
+	}
+	if o := waitFor(t, done, "batch")[0]; o.Status == tools.StatusResult {
+		t.Fatalf("a denied call ran: %+v", o)
 	}
 }

@@ -68,6 +68,25 @@ func touchesOf(e *tools.Entry, args json.RawMessage) (permission.Targets, []tool
 	return permission.Targets{Paths: t.AllPaths(), URLs: t.URLs, Commands: t.Commands}, t.Edits
 }
 
+// previewTimeout bounds reading a tool's preview of its change: a dialog without the
+// diff beats a dialog that does not open.
+const previewTimeout = 5 * time.Second
+
+// previewed is the edits the dialog shows: the tool's preview of the change against the
+// files as they are, when it has one and answers in time, else what its touches say.
+func previewed(ctx context.Context, e *tools.Entry, call tools.Call, args json.RawMessage, edits []tools.Edit) []tools.Edit {
+	if e == nil || e.Preview == nil || len(edits) == 0 {
+		return edits
+	}
+	pctx, cancel := context.WithTimeout(tools.WithCall(ctx, call), previewTimeout)
+	defer cancel()
+	p, err := e.Preview(pctx, args)
+	if err != nil || len(p) == 0 {
+		return edits
+	}
+	return p
+}
+
 // input gathers what evaluating a call of a session needs: its mode, workspace and rules,
 // and what the call touches with the edits it makes (touchesOf; e is nil for a tool that
 // is not registered).
@@ -149,6 +168,7 @@ func (s *Service) Check(ctx context.Context, req tools.PermissionRequest) (tools
 // ask stores the request, announces it and waits for its end.
 func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionID string, t permission.Tool, in permission.Input, edits []tools.Edit, v permission.Verdict) (tools.Decision, error) {
 	args := compactJSON(req.Args)
+	edits = previewed(ctx, req.Entry, req.Call, args, edits)
 	r := Request{
 		ID: newID(), SessionID: sessionID, MessageID: req.Call.MessageID, CallID: req.Call.ID,
 		Tool: t.Name, Namespace: t.Namespace, Title: req.Entry.Ref().Title, Args: args, Touches: in.Targets, Edits: edits, Guessed: !req.Entry.Typed(),

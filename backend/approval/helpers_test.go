@@ -3,6 +3,7 @@ package approval_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -95,6 +96,13 @@ func (c *counting) pathTool(name, ns string, edits, concurrencySafe bool) tools.
 				return tools.Touches{Edits: []tools.Edit{{Path: in.Path}}}
 			}
 			return tools.Touches{Paths: []string{in.Path}}
+		},
+		Preview: func(ctx context.Context, in pathInput) ([]tools.Edit, error) {
+			call, _ := tools.CallFromContext(ctx)
+			if !edits || in.Path == "broken" {
+				return nil, errors.New("no preview")
+			}
+			return []tools.Edit{{Path: in.Path, Diff: "+preview in " + call.SessionID}}, nil
 		},
 		Run: func(context.Context, pathInput, func(tools.Progress)) (tools.Result, error) { return c.run() },
 	})

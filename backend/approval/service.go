@@ -297,12 +297,13 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 // describe adds what a stored request does not keep: the tool's title, a built-in tool's
 // edits and whether its touches were guessed, from the registered tool and the stored
 // arguments (a tool that is gone counts as guessed).
-func (s *Service) describe(r *Request) {
+func (s *Service) describe(ctx context.Context, r *Request) {
 	r.Guessed = true
 	if _, _, lookup := s.deps(); lookup != nil {
 		if e, ok := lookup.Lookup(r.Tool); ok {
 			r.Title, r.Guessed = e.Ref().Title, !e.Typed()
 			_, r.Edits = touchesOf(e, r.Args)
+			r.Edits = previewed(ctx, e, tools.Call{ID: r.CallID, Name: r.Tool, SessionID: r.SessionID, MessageID: r.MessageID}, r.Args, r.Edits)
 		}
 	}
 }
@@ -333,10 +334,16 @@ func (s *Service) queryRequests(ctx context.Context, where string, args ...any) 
 		if err != nil {
 			return nil, apperr.Wrap(err, apperr.Internal, "list approval requests")
 		}
-		s.describe(&r)
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "list approval requests")
+	}
+	rows.Close() // a preview reads the store: not while these rows hold a connection
+	for i := range out {
+		s.describe(ctx, &out[i])
+	}
+	return out, nil
 }
 
 // querier is *sql.DB, *store.DB or *sql.Tx.

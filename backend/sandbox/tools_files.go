@@ -137,6 +137,9 @@ func (s *Service) writeTool() tools.Entry {
 		Touches: func(in WriteInput) tools.Touches {
 			return tools.Touches{Edits: []tools.Edit{{Path: in.Path, New: in.Content}}}
 		},
+		Preview: func(ctx context.Context, in WriteInput) ([]tools.Edit, error) {
+			return s.preview(ctx, tools.Edit{Path: in.Path, New: in.Content}, ops.PreviewRequest{Path: in.Path, Write: true, Content: in.Content})
+		},
 		Run: func(ctx context.Context, in WriteInput, _ func(tools.Progress)) (tools.Result, error) {
 			var r ops.WriteResult
 			level, err := s.op(ctx, ops.OpWrite, func(c ops.Common) any {
@@ -165,6 +168,10 @@ func (s *Service) editTool() tools.Entry {
 		Touches: func(in EditInput) tools.Touches {
 			return tools.Touches{Edits: []tools.Edit{{Path: in.Path, Old: in.OldString, New: in.NewString}}}
 		},
+		Preview: func(ctx context.Context, in EditInput) ([]tools.Edit, error) {
+			return s.preview(ctx, tools.Edit{Path: in.Path, Old: in.OldString, New: in.NewString},
+				ops.PreviewRequest{Path: in.Path, OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll})
+		},
 		Run: func(ctx context.Context, in EditInput, _ func(tools.Progress)) (tools.Result, error) {
 			var r ops.EditResult
 			level, err := s.op(ctx, ops.OpEdit, func(c ops.Common) any {
@@ -177,6 +184,21 @@ func (s *Service) editTool() tools.Entry {
 				Display: display(map[string]any{"level": level, "path": r.Path, "replacements": r.Replacements, "line": r.Line, "encoding": r.Encoding, "lineEnding": r.LineEnding})}, nil
 		},
 	})
+}
+
+// preview reads, in the sandbox, what a write or an edit would change in its file as it
+// is now: the dialog's diff, with its context. An edit that would be refused (no match)
+// has no preview, and the dialog shows the call's own old and new text.
+func (s *Service) preview(ctx context.Context, e tools.Edit, req ops.PreviewRequest) ([]tools.Edit, error) {
+	var r ops.PreviewResult
+	if _, err := s.op(ctx, ops.OpPreview, func(c ops.Common) any {
+		req.Common = c
+		return req
+	}, &r); err != nil {
+		return nil, err
+	}
+	e.Path, e.Diff, e.Added, e.Removed, e.Truncated, e.Created, e.Unshown = r.Path, r.Diff, r.Added, r.Removed, r.Truncated, r.Created, r.Unshown
+	return []tools.Edit{e}, nil
 }
 
 func (s *Service) grepTool() tools.Entry {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -249,5 +250,55 @@ func TestNoSandboxRefuses(t *testing.T) {
 	o := r.call(ListTool, map[string]any{}, nil)
 	if o.Status != tools.StatusError || o.Err == nil || o.Err.Code != "sandbox_unavailable" {
 		t.Fatalf("no sandbox: %s %+v", o.Status, o.Err)
+	}
+}
+
+// TestPreviewShowsTheChange: the approval dialog's view of a write or an edit is a diff
+// against the file as it is, read in the sandbox; a new file is all added; nothing changes.
+func TestPreviewShowsTheChange(t *testing.T) {
+	r := newRig(t)
+	if o := r.call(WriteTool, map[string]any{"path": "a.txt", "content": "one\ntwo\nthree\n"}, nil); o.Status != tools.StatusResult {
+		t.Fatalf("write: %s", o.Content)
+	}
+	entry := func(name string) tools.Entry {
+		for _, e := range r.svc.Tools() {
+			if e.Name == name {
+				return e
+			}
+		}
+		t.Fatalf("no %s", name)
+		return tools.Entry{}
+	}
+	ctx := tools.WithCall(context.Background(), tools.Call{SessionID: "s1", Scope: r.scope})
+	tests := []struct {
+		tool    string
+		args    string
+		want    []string
+		created bool
+	}{
+		{WriteTool, `{"path":"a.txt","content":"one\n2\nthree\n"}`, []string{" one", "-two", "+2", " three"}, false},
+		{EditTool, `{"path":"a.txt","old_string":"three","new_string":"3"}`, []string{" two", "-three", "+3"}, false},
+		{WriteTool, `{"path":"new/b.txt","content":"fresh\n"}`, []string{"+fresh"}, true},
+	}
+	for _, tt := range tests {
+		edits, err := entry(tt.tool).Preview(ctx, json.RawMessage(tt.args))
+		if err != nil || len(edits) != 1 {
+			t.Fatalf("%s: %v %v", tt.tool, edits, err)
+		}
+		lines := strings.Split(edits[0].Diff, "\n")
+		for _, w := range tt.want {
+			if !slices.Contains(lines, w) {
+				t.Fatalf("%s: no line %q in\n%s", tt.tool, w, edits[0].Diff)
+			}
+		}
+		if edits[0].Created != tt.created {
+			t.Fatalf("%s: created %v", tt.tool, edits[0].Created)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.ws, "a.txt")); string(b) != "one\ntwo\nthree\n" {
+		t.Fatalf("a preview changed the file: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "new")); err == nil {
+		t.Fatal("a preview made a folder")
 	}
 }

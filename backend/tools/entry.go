@@ -130,6 +130,9 @@ type Entry struct {
 	// Touches says what a call reaches, from the tool itself (Typed sets it); nil for MCP
 	// tools, whose arguments the permission engine reads by guessing.
 	Touches func(args json.RawMessage) (Touches, error)
+	// Preview reads the change a call would make from its files, for the approval
+	// dialog; CallFromContext gives the call's session. Nil: the dialog shows Touches'.
+	Preview func(ctx context.Context, args json.RawMessage) ([]Edit, error)
 
 	invalid error // why Typed could not build the entry
 	typed   bool  // built by Typed

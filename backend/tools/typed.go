@@ -46,6 +46,10 @@ type TypedTool[In any] struct {
 	// edits. The permission engine matches rules against exactly these and the approval
 	// dialog shows them; a tool that reaches nothing leaves it nil.
 	Touches func(in In) Touches
+	// Preview reads the change a call would make from the files it changes, for the
+	// approval dialog (a diff against the file as it is). Optional; when it is nil or
+	// fails, the dialog shows Touches' edits.
+	Preview func(ctx context.Context, in In) ([]Edit, error)
 	// Run runs the call; progress may be reported any number of times until it returns.
 	Run func(ctx context.Context, in In, progress func(Progress)) (Result, error)
 }
@@ -61,11 +65,21 @@ type Touches struct {
 }
 
 // Edit is one file change: Old is the text replaced ("" for a new file or a whole-file
-// write), New what replaces it.
+// write), New what replaces it. A preview adds Diff, the change as a unified diff against
+// the file as it is, which the dialog shows instead of Old and New.
 type Edit struct {
 	Path string `json:"path"`
 	Old  string `json:"old,omitempty"`
 	New  string `json:"new"`
+	// Diff is a unified diff with context ("" when there is no preview); Added and Removed
+	// count its lines; Truncated says it was cut; Created that the file is new.
+	Diff      string `json:"diff,omitempty"`
+	Added     int    `json:"added,omitempty"`
+	Removed   int    `json:"removed,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Created   bool   `json:"created,omitempty"`
+	// Unshown says why an existing file's change has no diff: binary or too_large.
+	Unshown string `json:"unshown,omitempty"`
 }
 
 // AllPaths are the paths of t with its edits' paths.
@@ -110,6 +124,15 @@ func Typed[In any](t TypedTool[In]) Entry {
 				return Touches{}, err
 			}
 			return t.Touches(in), nil
+		}
+	}
+	if t.Preview != nil {
+		e.Preview = func(ctx context.Context, args json.RawMessage) ([]Edit, error) {
+			in, err := decodeInput[In](args)
+			if err != nil {
+				return nil, err
+			}
+			return t.Preview(ctx, in)
 		}
 	}
 	return e

@@ -64,7 +64,7 @@ func edit(w *workspace, r EditRequest) (EditResult, error) {
 
 // replaced is the file's new bytes: decoded in its encoding, the replacement made with
 // its line endings, encoded back.
-func replaced(f *os.File, rel string, r EditRequest) ([]byte, EditResult, error) {
+func replaced(f io.Reader, rel string, r EditRequest) ([]byte, EditResult, error) {
 	raw, err := io.ReadAll(f)
 	if err != nil {
 		return nil, EditResult{}, fail(CodeIO, show(rel), "read %s: %v", show(rel), err)

@@ -22,6 +22,8 @@ const (
 	OpGrep  = "grep"
 	OpList  = "ls"
 	OpFind  = "find"
+	// OpPreview says what a write or an edit would change, changing nothing.
+	OpPreview = "preview"
 )
 
 // MaxRequest bounds a request read from stdin (a write's content is in it).
@@ -131,6 +133,8 @@ func handler(op string) (handlerFunc, bool) {
 		return typed(list), true
 	case OpFind:
 		return typed(find), true
+	case OpPreview:
+		return typed(preview), true
 	}
 	return nil, false
 }

@@ -2678,12 +2678,24 @@ export type ToolsDefer = "never" | "always" | "auto";
 
 /**
  * Edit is one file change: Old is the text replaced ("" for a new file or a whole-file
- * write), New what replaces it.
+ * write), New what replaces it. A preview adds Diff, the change as a unified diff against
+ * the file as it is, which the dialog shows instead of Old and New.
  */
 export interface ToolsEdit {
   path: string;
   old?: string;
   new: string;
+  /**
+   * Diff is a unified diff with context ("" when there is no preview); Added and Removed
+   * count its lines; Truncated says it was cut; Created that the file is new.
+   */
+  diff?: string;
+  added?: number;
+  removed?: number;
+  truncated?: boolean;
+  created?: boolean;
+  /** Unshown says why an existing file's change has no diff: binary or too_large. */
+  unshown?: string;
 }
 
 /**

@@ -129,6 +129,28 @@ describe("approval of the task tools", () => {
     expect(diff.querySelectorAll(".diff-del")).toHaveLength(0);
   });
 
+  it("shows a previewed overwrite as a diff with its context against the file as it is", () => {
+    const diff = "--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-var a = 1\n+var a = 2\n func main() {}\n";
+    const dialog = show(ask({ tool: "sandbox_write", title: "write", edits: [{ path: "main.go", new: "whole file", diff, added: 1, removed: 1 }] }));
+    const lines = within(dialog).getByTestId("approval-diff");
+    expect([...lines.querySelectorAll(".diff-hunk")].map((l) => l.textContent?.trim())).toEqual(["@@ -1,3 +1,3 @@"]);
+    expect([...lines.querySelectorAll(".diff-ctx")].map((l) => l.textContent?.trim())).toEqual(["package main", "func main() {}"]);
+    expect([...lines.querySelectorAll(".diff-del")].map((l) => l.textContent?.trim())).toEqual(["- var a = 1"]);
+    expect([...lines.querySelectorAll(".diff-add")].map((l) => l.textContent?.trim())).toEqual(["+ var a = 2"]);
+    expect(lines).not.toHaveTextContent("whole file");
+    expect(lines).not.toHaveTextContent("+++");
+    expect(within(dialog).getByTestId("approval-diff-notes")).toHaveTextContent("+1 −1 lines");
+  });
+
+  it("says a previewed change is a new file, cut, or has no diff", () => {
+    let dialog = show(ask({ tool: "sandbox_write", title: "write", edits: [{ path: "new.txt", new: "x", diff: "@@ -0,0 +1 @@\n+x\n", added: 1, created: true, truncated: true }] }));
+    expect(within(dialog).getByTestId("approval-diff-notes")).toHaveTextContent("New file · +1 −0 lines · The diff is long");
+    cleanup();
+    dialog = show(ask({ tool: "sandbox_write", title: "write", edits: [{ path: "logo.png", new: "x", unshown: "binary" }] }));
+    expect(within(dialog).getByTestId("approval-diff-notes")).toHaveTextContent("A binary file");
+    expect(within(dialog).queryByTestId("approval-diff")).toBeNull();
+  });
+
   it("says when the call runs without a sandbox", () => {
     const dialog = show(ask({ tool: "sandbox_bash", title: "bash", askReasonCode: "hook_asks", touches: { commands: ["go test ./..."] } }));
     expect(within(dialog).getByTestId("approval-unsandboxed")).toHaveTextContent("runs unsandboxed");

@@ -20,27 +20,67 @@ export interface ApprovalDialogProps {
 }
 
 interface DiffLine {
-  sign: "+" | "-";
+  /** + added, - removed, " " context, @ the start of a hunk (its text is the header). */
+  sign: "+" | "-" | " " | "@";
   text: string;
+}
+
+/** A change as the dialog shows it: its lines and, from a preview, what is known of it. */
+interface Change {
+  path?: string;
+  lines: DiffLine[];
+  added?: number;
+  removed?: number;
+  created?: boolean;
+  truncated?: boolean;
+  unshown?: string;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
-/** A built-in tool's edits, as it says them, as +/- lines (the first edit's path heads them). */
-export function changeOfEdits(edits: readonly ApprovalEdit[] | undefined): { path?: string; lines: DiffLine[] } | null {
+/** A unified diff's lines, without its file headers (a CRLF file's \r dropped). */
+export function unifiedLines(diff: string): DiffLine[] {
+  const out: DiffLine[] = [];
+  for (const raw of diff.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.startsWith("--- ") || line.startsWith("+++ ") || line === "" || line.startsWith("\\")) continue;
+    const sign = line[0];
+    if (line.startsWith("@@")) out.push({ sign: "@", text: line });
+    else if (sign === "+" || sign === "-" || sign === " ") out.push({ sign, text: line.slice(1) });
+  }
+  return out;
+}
+
+/**
+ * A built-in tool's edits, as it says them: the preview's diff against the file as it is
+ * when there is one, else its old and new text as -/+ lines (the first edit's path heads them).
+ */
+export function changeOfEdits(edits: readonly ApprovalEdit[] | undefined): Change | null {
   if (!edits?.length) return null;
+  const first = edits[0]!;
+  if (first.diff || first.unshown || first.created !== undefined) {
+    return {
+      path: first.path,
+      lines: edits.flatMap((e) => (e.diff ? unifiedLines(e.diff) : [])),
+      added: first.added,
+      removed: first.removed,
+      created: first.created,
+      truncated: first.truncated,
+      unshown: first.unshown,
+    };
+  }
   const lines = edits.flatMap((e) => [
     ...(e.old ? e.old.split("\n").map((text) => ({ sign: "-" as const, text })) : []),
     ...e.new.split("\n").map((text) => ({ sign: "+" as const, text })),
   ]);
-  return { path: edits[0]!.path, lines };
+  return { path: first.path, lines };
 }
 
 /**
  * The change an MCP tool's edit or write call seems to make, guessed from its argument
  * names (Cairn does not know an MCP tool's arguments), as +/- lines.
  */
-export function changeOf(args: unknown): { path?: string; lines: DiffLine[] } | null {
+export function changeOf(args: unknown): Change | null {
   if (!args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
   const path = str(a.path) ?? str(a.file_path) ?? str(a.filePath) ?? str(a.file);
@@ -194,14 +234,17 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
         {change && (
           <section>
             <h3 className="approval__label">{change.path ? t("approval.changeOf", { path: visibleString(change.path) }) : t("approval.change")}</h3>
-            <pre className="tool-card__pre approval__diff visible-text" data-testid="approval-diff">
-              {change.lines.map((l, i) => (
-                <span key={i} className={l.sign === "+" ? "diff-add" : "diff-del"}>
-                  {l.sign} <Visible text={l.text} />
-                  {"\n"}
-                </span>
-              ))}
-            </pre>
+            <ChangeNotes change={change} />
+            {change.lines.length > 0 && (
+              <pre className="tool-card__pre approval__diff visible-text" data-testid="approval-diff">
+                {change.lines.map((l, i) => (
+                  <span key={i} className={DIFF_CLASS[l.sign]}>
+                    {l.sign === "@" ? l.text : <>{l.sign} <Visible text={l.text} /></>}
+                    {"\n"}
+                  </span>
+                ))}
+              </pre>
+            )}
           </section>
         )}
         {((touches.paths ?? []).length > 0 || (touches.urls ?? []).length > 0) && (
@@ -248,6 +291,25 @@ export function ApprovalDialog({ request, onDecide, error, context }: ApprovalDi
         {error ? <ErrorView error={error} compact /> : null}
       </div>
     </Dialog>
+  );
+}
+
+const DIFF_CLASS: Record<DiffLine["sign"], string> = { "+": "diff-add", "-": "diff-del", " ": "diff-ctx", "@": "diff-hunk" };
+
+/** What a preview says of a change besides its lines: counts, a new file, a cut or no diff. */
+function ChangeNotes({ change }: { change: Change }) {
+  const { t } = useTranslation("chat");
+  const notes = [
+    change.created ? t("approval.diff.created") : "",
+    (change.added ?? 0) + (change.removed ?? 0) > 0 ? t("approval.diff.counts", { added: change.added ?? 0, removed: change.removed ?? 0 }) : "",
+    change.truncated ? t("approval.diff.truncated") : "",
+    change.unshown ? t(`approval.diff.unshown.${change.unshown === "binary" ? "binary" : "tooLarge"}`) : "",
+  ].filter(Boolean);
+  if (notes.length === 0) return null;
+  return (
+    <p className="muted approval__diff-notes" data-testid="approval-diff-notes">
+      {notes.join(" · ")}
+    </p>
   );
 }
 
