@@ -298,16 +298,3 @@ func (a *App) OpenKBFile(fileID string) error {
 	}
 	return nil
 }
-
-// ChooseKBFolder asks for a folder to add with the desktop's native dialog: its path, ""
-// when cancelled. `cairn serve` has none (kb_no_folder_dialog): the window types the path.
-func (a *App) ChooseKBFolder(title string) (string, error) {
-	if a.chooseFolder == nil {
-		return "", apperr.New(apperr.KBNoFolderDialog, "no folder dialog here")
-	}
-	path, err := a.chooseFolder(title)
-	if err != nil {
-		return "", apperr.Wrap(err, apperr.KBNoFolderDialog, "folder dialog")
-	}
-	return path, nil
-}

@@ -61,7 +61,7 @@ func TestSessionKBsTurnTheToolsetOn(t *testing.T) {
 
 // TestKBFileViewOpenAndChooseFolder: a hit's file reads back for the viewer; only a file
 // added from disk opens, and only where the desktop gave an opener; the folder dialog is
-// the desktop's (kb_no_folder_dialog in serve).
+// the desktop's (no_folder_dialog in serve).
 func TestKBFileViewOpenAndChooseFolder(t *testing.T) {
 	ctx := context.Background()
 	s, err := service.Open(ctx, service.Options{DataDir: t.TempDir(), SecretsBackend: "file"})
@@ -97,7 +97,7 @@ func TestKBFileViewOpenAndChooseFolder(t *testing.T) {
 	if err := a.OpenKBFile(added[0].ID); apperr.From(err).Code != apperr.KBOpenFailed {
 		t.Fatalf("open in serve: %v", err)
 	}
-	if _, err := a.ChooseKBFolder("Choose"); apperr.From(err).Code != apperr.KBNoFolderDialog {
+	if _, err := a.ChooseFolder("Choose"); apperr.From(err).Code != apperr.NoFolderDialog {
 		t.Fatalf("folder dialog in serve: %v", err)
 	}
 	var opened []string
@@ -109,7 +109,7 @@ func TestKBFileViewOpenAndChooseFolder(t *testing.T) {
 	if err := a.OpenKBFile(pasted.ID); apperr.From(err).Code != apperr.KBOpenFailed || len(opened) != 1 {
 		t.Fatalf("open pasted text: %v, opened %v", err, opened)
 	}
-	if got, err := a.ChooseKBFolder("papers"); err != nil || got != "/home/me/papers" {
+	if got, err := a.ChooseFolder("papers"); err != nil || got != "/home/me/papers" {
 		t.Fatalf("folder dialog: %q %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/buildinfo"
 	"github.com/cairn-app/cairn/backend/doctor"
 	"github.com/cairn-app/cairn/backend/secrets"
@@ -83,6 +84,20 @@ func (a *App) WindowFocus(window string, focused bool) { a.s.Presence.Set(window
 // user (0600): an export may carry secrets.
 func (a *App) SaveTextFile(defaultName, content string) (string, error) {
 	return a.SaveFile(defaultName, []byte(content))
+}
+
+// ChooseFolder asks for a folder with the desktop's native dialog (a knowledge base's
+// synced folder, a task session's workspace): its path, "" when cancelled. `cairn serve`
+// has none (no_folder_dialog): its browser may be on another machine, so the path is typed.
+func (a *App) ChooseFolder(title string) (string, error) {
+	if a.chooseFolder == nil {
+		return "", apperr.New(apperr.NoFolderDialog, "no folder dialog here")
+	}
+	path, err := a.chooseFolder(title)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.NoFolderDialog, "folder dialog")
+	}
+	return path, nil
 }
 
 // errMessage is an error without Go's "open /path:" prefix, for a message that already

@@ -129,6 +129,9 @@ const (
 	// MCPCredentialNotMoved is a warning, not a failure: the save went through.
 	MCPCredentialNotMoved Code = "mcp_credential_not_moved"
 	FileSaveFailed        Code = "file_save_failed"
+	// NoFolderDialog: the window has no native folder picker (`cairn serve`'s browser
+	// cannot give a folder's path); the window has the path typed instead.
+	NoFolderDialog Code = "no_folder_dialog"
 
 	// MCPCallTimeout: a tool call ran past its server's call timeout (mcp.Server.CallTimeoutMs).
 	MCPCallTimeout Code = "mcp_call_timeout"
@@ -175,7 +178,6 @@ const (
 	KBEmbeddingFailed Code = "kb_embedding_failed"
 	KBEmbeddingDims   Code = "kb_embedding_dims"
 	KBOpenFailed      Code = "kb_open_failed"
-	KBNoFolderDialog  Code = "kb_no_folder_dialog"
 
 	// Knowledge base lifecycle: folders, reranking, uploads.
 	KBFolderNotFound Code = "kb_folder_not_found"
@@ -300,6 +302,7 @@ var catalogue = map[Code]def{
 	SandboxWorkspaceBad:     {},
 	SandboxUnavailable:      {action: openSettings("sandbox")},
 	FileSaveFailed:          {action: retry},
+	NoFolderDialog:          {},
 	Unknown:                 {},
 	Internal:                {},
 	InvalidArgument:         {},
@@ -441,7 +444,6 @@ var catalogue = map[Code]def{
 	KBEmbeddingFailed: {action: retry},
 	KBEmbeddingDims:   {},
 	KBOpenFailed:      {},
-	KBNoFolderDialog:  {},
 
 	KBFolderNotFound: {},
 	KBRerankFailed:   {action: retry},

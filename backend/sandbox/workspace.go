@@ -12,6 +12,10 @@ import (
 	"github.com/cairn-app/cairn/backend/apperr"
 )
 
+// EventWorkspace is published on the session's topic (events.SessionTopic) with the
+// Workspace when a session's workspace changes, so every window's header follows.
+const EventWorkspace = "sandbox:workspace"
+
 // Workspace is a task session's workspace as the window shows it.
 type Workspace struct {
 	SessionID string `json:"sessionId"`

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/cairn-app/cairn/backend/apperr"
+	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/tools"
 )
@@ -71,5 +72,6 @@ func (s *Services) SetSessionWorkspace(ctx context.Context, sessionID, dir strin
 		p, _ := sandboxWorkspaces{s}.existing(ctx, sessionID)
 		s.MCP.WorkspaceChanged(sessionID, p)
 	}
+	s.Bus.Publish(events.SessionTopic(sessionID), sandbox.EventWorkspace, ws) // every window's header follows
 	return ws, nil
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-app/cairn/backend/apperr"
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/capability"
 	"github.com/cairn-app/cairn/backend/chat"
+	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/permission"
@@ -204,5 +206,34 @@ func TestTaskToolsWithoutASandbox(t *testing.T) {
 	end = turn(t, s, srv, sess.ID, "b1", sandbox.BashTool, map[string]any{"command": "echo unconfined"}, approval.AllowOnce)
 	if d := displayOf(t, end); d["stdout"] != "unconfined\n" || d["level"] != "none" {
 		t.Fatalf("bash unsandboxed: %+v", d)
+	}
+}
+
+// TestWorkspaceChangeIsAnnounced: choosing a task session's workspace is published on the
+// session's topic, so every window's header shows the new folder.
+func TestWorkspaceChangeIsAnnounced(t *testing.T) {
+	s, _, sess := taskBackend(t, strongLocal{})
+	sub := s.Bus.Subscribe(64)
+	t.Cleanup(sub.Close)
+	dir := t.TempDir()
+	if _, err := s.SetSessionWorkspace(context.Background(), sess.ID, dir); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ev := <-sub.C:
+			if ev.Topic != events.SessionTopic(sess.ID) || ev.Type != sandbox.EventWorkspace {
+				continue
+			}
+			var ws sandbox.Workspace
+			if err := json.Unmarshal(ev.Data, &ws); err != nil || ws.Path != real || ws.Made || ws.SessionID != sess.ID {
+				t.Fatalf("announced %s: %v", ev.Data, err)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the workspace change was not announced")
+		}
 	}
 }

@@ -47,10 +47,11 @@ export interface Facade {
   /** CancelRestore drops a staged restore. */
   CancelRestore(): Promise<void>;
   /**
-   * ChooseKBFolder asks for a folder to add with the desktop's native dialog: its path, ""
-   * when cancelled. `cairn serve` has none (kb_no_folder_dialog): the window types the path.
+   * ChooseFolder asks for a folder with the desktop's native dialog (a knowledge base's
+   * synced folder, a task session's workspace): its path, "" when cancelled. `cairn serve`
+   * has none (no_folder_dialog): its browser may be on another machine, so the path is typed.
    */
-  ChooseKBFolder(title: string): Promise<string>;
+  ChooseFolder(title: string): Promise<string>;
   /**
    * ClearModelPrice removes the user's price of a model; the provider's or Cairn's default
    * price applies again.

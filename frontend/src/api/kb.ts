@@ -91,8 +91,6 @@ export function kbApi(t: Transport) {
     },
     /** Opens a file added from disk with the desktop's default application (desktop only). */
     openFile: (fileId: string) => t.call<void>("OpenKBFile", fileId),
-    /** The desktop's native folder dialog: a path, "" when cancelled (kb_no_folder_dialog elsewhere). */
-    chooseFolder: (title: string) => t.call<string>("ChooseKBFolder", title),
     sessionKBs: async (sessionId: string): Promise<string[]> => (await t.call<string[] | null>("GetSessionKBs", sessionId)) ?? [],
     setSessionKBs: async (sessionId: string, ids: string[]): Promise<string[]> => (await t.call<string[] | null>("SetSessionKBs", sessionId, ids)) ?? [],
   };

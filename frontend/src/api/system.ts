@@ -22,6 +22,8 @@ export function systemApi(t: Transport) {
      * the path written, or "" when the user cancelled.
      */
     saveTextFile: (defaultName: string, content: string) => t.call<string>("SaveTextFile", defaultName, content),
+    /** The desktop's native folder dialog: a path, "" when cancelled (no_folder_dialog in a browser). */
+    chooseFolder: (title: string) => t.call<string>("ChooseFolder", title),
   };
 }
 

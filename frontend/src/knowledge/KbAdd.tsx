@@ -169,7 +169,7 @@ export function KbFolders({ kb, folders }: { kb: KnowledgeBase; folders: KbFolde
 
 /**
  * The form that adds a folder by path. The desktop window has a native folder dialog
- * (ChooseKBFolder) behind a Choose button that fills the path; a browser (`cairn serve`)
+ * (ChooseFolder) behind a Choose button that fills the path; a browser (`cairn serve`)
  * cannot give a folder's path, so there the path is typed.
  */
 function AddFolder({ kb }: { kb: KnowledgeBase }) {
@@ -177,7 +177,7 @@ function AddFolder({ kb }: { kb: KnowledgeBase }) {
   const client = useClient();
   const desktop = useAppInfo().info?.desktop === true;
   const choose = useAction(async () => {
-    const picked = await client.kb.chooseFolder(t("knowledgeBases.folders.chooseTitle"));
+    const picked = await client.system.chooseFolder(t("knowledgeBases.folders.chooseTitle"));
     if (picked) setPath(picked);
   });
   const pathId = useId();
@@ -200,7 +200,7 @@ function AddFolder({ kb }: { kb: KnowledgeBase }) {
   return (
     <form className="form-grid kb__add-folder" onSubmit={submit} aria-busy={add.busy} data-testid="kb-add-folder">
       <Field id={pathId} label={t("knowledgeBases.folders.path")} help={t("knowledgeBases.folders.pathHelp")}>
-        <div className="kb__folder-path">
+        <div className="input-row">
           <input id={pathId} className="input" value={path} onChange={(e) => setPath(e.target.value)} data-testid="kb-folder-path" />
           {desktop && (
             <button type="button" className="btn btn--small" disabled={choose.busy} onClick={() => void choose.run()} data-testid="kb-folder-choose">

@@ -242,11 +242,11 @@ describe("a hit shown in its file", () => {
 describe("choosing a folder", () => {
   it("fills the path from the desktop's folder dialog; a browser has no Choose button", async () => {
     const user = userEvent.setup();
-    const t = new FakeTransport({ ListKBs: () => [kb("k1", "manuals")], ListKBFiles: () => [], ListKBFolders: () => [], ChooseKBFolder: () => "/home/me/papers" });
+    const t = new FakeTransport({ ListKBs: () => [kb("k1", "manuals")], ListKBFiles: () => [], ListKBFolders: () => [], ChooseFolder: () => "/home/me/papers" });
     renderWithClient(<KnowledgeSection />, { transport: t, ready: desktopReady() });
     await user.click(await screen.findByTestId("kb-folder-choose"));
     await waitFor(() => expect(screen.getByTestId("kb-folder-path")).toHaveValue("/home/me/papers"));
-    expect(t.calls.find((c) => c.method === "ChooseKBFolder")?.args).toEqual(["Choose a folder to add"]);
+    expect(t.calls.find((c) => c.method === "ChooseFolder")?.args).toEqual(["Choose a folder to add"]);
 
     const b = new FakeTransport({ ListKBs: () => [kb("k1", "manuals")], ListKBFiles: () => [], ListKBFolders: () => [] });
     const other = renderWithClient(<KnowledgeSection />, { transport: b, ready: null });

@@ -6,6 +6,7 @@ import { ErrorView } from "../components/ErrorView";
 import { Field } from "../components/Field";
 import { Icon } from "../components/Icon";
 import { useAction } from "../components/useAction";
+import { useAppInfo } from "../shell/appInfo";
 import { Visible } from "../tools/visible";
 import { levelClass, SandboxHolds, useSandboxStatus } from "./SandboxStatus";
 
@@ -14,6 +15,9 @@ export function folderName(path: string): string {
   const parts = path.split(/[\\/]+/).filter(Boolean);
   return parts[parts.length - 1] ?? path;
 }
+
+/** Published on the session's topic when its workspace changes (sandbox.EventWorkspace). */
+const WORKSPACE_EVENT = "sandbox:workspace";
 
 /**
  * A task session's header pieces: its workspace (a button that changes it) and a badge with
@@ -35,8 +39,13 @@ export function TaskHeader({ sessionId }: { sessionId: string }) {
       (w) => live && setWs(w),
       () => live && setWs(null),
     );
+    // another window (or the CLI) may choose a new workspace: the header follows
+    const off = client.transport.subscribe((ev) => {
+      if (ev.topic === `session:${sessionId}` && ev.type === WORKSPACE_EVENT) setWs(ev.data as SessionWorkspace);
+    });
     return () => {
       live = false;
+      off();
     };
   }, [client, sessionId]);
 
@@ -93,7 +102,10 @@ export function TaskHeader({ sessionId }: { sessionId: string }) {
   );
 }
 
-/** Changing a task session's workspace: a folder typed in, or a new one of its own. */
+/**
+ * Changing a task session's workspace: a folder typed in (or, in the desktop window,
+ * picked with the native folder dialog), or a new one of its own.
+ */
 function WorkspaceDialog({
   sessionId,
   current,
@@ -109,6 +121,11 @@ function WorkspaceDialog({
   const client = useClient();
   const [dir, setDir] = useState(current.made ? "" : current.path);
   const id = useId();
+  const desktop = useAppInfo().info?.desktop === true;
+  const choose = useAction(async () => {
+    const picked = await client.system.chooseFolder(t("sandbox.workspaceChooseTitle"));
+    if (picked) setDir(picked);
+  });
   const save = useAction(async (folder: string) => {
     onSaved(await client.sandbox.setWorkspace(sessionId, folder));
     onClose();
@@ -137,9 +154,17 @@ function WorkspaceDialog({
     >
       <form id={`${id}-form`} className="task-header__form" onSubmit={submit}>
         <Field id={id} label={t("sandbox.workspaceFolder")} help={t("sandbox.workspaceCurrent", { path: current.path })}>
-          <input id={id} className="input" value={dir} onChange={(e) => setDir(e.currentTarget.value)} placeholder="/home/me/project" data-testid="workspace-path" />
+          <div className="input-row">
+            <input id={id} className="input" value={dir} onChange={(e) => setDir(e.currentTarget.value)} placeholder="/home/me/project" data-testid="workspace-path" />
+            {desktop && (
+              <button type="button" className="btn btn--small" disabled={choose.busy} onClick={() => void choose.run()} data-testid="workspace-choose">
+                {t("sandbox.workspaceChoose")}
+              </button>
+            )}
+          </div>
         </Field>
       </form>
+      {choose.error && <ErrorView error={choose.error} compact />}
       {save.error && <ErrorView error={save.error} />}
     </Dialog>
   );

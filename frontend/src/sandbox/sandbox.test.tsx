@@ -1,7 +1,7 @@
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { act, cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalRequest, SandboxStatus, SessionWorkspace } from "../api";
+import type { ApprovalRequest, ReadyInfo, SandboxStatus, SessionWorkspace } from "../api";
 import { FakeTransport } from "../test/fakeTransport";
 import { renderWithClient } from "../test/render";
 import { ApprovalDialog } from "../tools/ApprovalDialog";
@@ -79,6 +79,32 @@ describe("TaskHeader", () => {
     await user.click(screen.getByTestId("task-workspace"));
     await user.click(screen.getByTestId("workspace-new"));
     await waitFor(() => expect(screen.getByTestId("task-workspace")).toHaveAttribute("data-path", "/home/me/cairn-workspaces/s1"));
+  });
+
+  it("picks the folder with the desktop's dialog, and has none in a browser", async () => {
+    const user = userEvent.setup();
+    const t = backend(strong);
+    t.impl.ChooseFolder = () => "/home/me/picked";
+    renderWithClient(<TaskHeader sessionId="s1" />, { transport: t, ready: Promise.resolve({ desktop: true } as unknown as ReadyInfo) });
+    await user.click(await screen.findByTestId("task-workspace"));
+    const dialog = screen.getByRole("dialog", { name: "Workspace of this task" });
+    await user.click(await within(dialog).findByTestId("workspace-choose"));
+    await waitFor(() => expect(within(dialog).getByLabelText("Folder")).toHaveValue("/home/me/picked"));
+    expect(t.calls.find((c) => c.method === "ChooseFolder")?.args).toEqual(["Choose the workspace folder"]);
+    cleanup();
+    renderWithClient(<TaskHeader sessionId="s1" />, { transport: backend(strong), ready: null });
+    await user.click(await screen.findByTestId("task-workspace"));
+    expect(within(screen.getByRole("dialog")).queryByTestId("workspace-choose")).toBeNull();
+  });
+
+  it("follows a workspace another window chose", async () => {
+    const t = backend(strong);
+    renderWithClient(<TaskHeader sessionId="s1" />, { transport: t, ready: null });
+    expect(await screen.findByTestId("task-workspace")).toHaveAttribute("data-path", "/home/me/cairn-workspaces/s1");
+    act(() => t.emit({ topic: "session:s1", seq: 9, type: "sandbox:workspace", data: { sessionId: "s1", path: "/srv/elsewhere", made: false }, time: 1 }));
+    await waitFor(() => expect(screen.getByTestId("task-workspace")).toHaveAttribute("data-path", "/srv/elsewhere"));
+    act(() => t.emit({ topic: "session:s2", seq: 10, type: "sandbox:workspace", data: { sessionId: "s2", path: "/srv/other", made: false }, time: 1 }));
+    expect(screen.getByTestId("task-workspace")).toHaveAttribute("data-path", "/srv/elsewhere");
   });
 
   it("names a folder by its last part", () => {
