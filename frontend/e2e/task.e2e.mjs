@@ -67,12 +67,16 @@ describe("task mode: write, edit and run a file in the sandbox after approval", 
       await page.keyboard.press("Escape");
 
       await approvedCall(page, 0, "sandbox_write", { path: "hello.sh", content: "echo hello from the task\n" }, async (dialog) => {
-        assert.deepEqual(await diffLines(dialog, "diff-add"), ["+ echo hello from the task", "+"]); // the file ends with a newline
+        // previewed in the sandbox: a new file, all added
+        assert.deepEqual(await diffLines(dialog, "diff-add"), ["+ echo hello from the task"]);
+        assert.match(await dialog.getByTestId("approval-diff-notes").innerText(), new RegExp(msg(en.chat, "approval.diff.created")));
         await screenshot(page, "task-02-write-diff");
       });
       await approvedCall(page, 1, "sandbox_edit", { path: "hello.sh", old_string: "hello", new_string: "hi" }, async (dialog) => {
-        assert.deepEqual(await diffLines(dialog, "diff-del"), ["- hello"]);
-        assert.deepEqual(await diffLines(dialog, "diff-add"), ["+ hi"]);
+        // the edit's line as it is in the file and as it will be, not just the two words
+        assert.deepEqual(await diffLines(dialog, "diff-del"), ["- echo hello from the task"]);
+        assert.deepEqual(await diffLines(dialog, "diff-add"), ["+ echo hi from the task"]);
+        assert.deepEqual(await diffLines(dialog, "diff-hunk"), ["@@ -1 +1 @@"]);
       });
       assert.equal(readFileSync(join(ws.path, "hello.sh"), "utf8"), "echo hi from the task\n");
       await approvedCall(page, 2, "sandbox_bash", { command: "sh hello.sh" }, async (dialog) => {
