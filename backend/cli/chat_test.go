@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/events"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
+	"github.com/cairn-app/cairn/backend/sandbox/confine"
 	"github.com/cairn-app/cairn/backend/service"
 )
 
@@ -334,6 +335,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// doctor's and serve's sandbox probe re-executes this binary as the helper, as the
+	// Cairn binary is: without this it would run the tests again and the probe time out
+	if code, ok := confine.Entry(os.Args); ok {
+		os.Exit(code)
+	}
 	code := m.Run()
 	if cairnDir != "" {
 		_ = os.RemoveAll(cairnDir)
