@@ -9,7 +9,6 @@ import (
 	"github.com/cairn-app/cairn/backend/approval"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/mcp"
-	"github.com/cairn-app/cairn/backend/mcp/mcptest"
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
@@ -19,16 +18,9 @@ import (
 // can change things run unasked (it asked anyway before), "ask" asks even for a read-only
 // tool, and the default asks unless the tool is read-only.
 func TestMCPApprovalChoiceReachesTheVerdict(t *testing.T) {
-	mcptest.NeedNPM(t)
 	var runs atomic.Int32
-	s := open(t, t.TempDir(), &runs)
-	defer s.Close()
+	s, view := withEverything(t, &runs)
 	ctx := context.Background()
-	view, err := s.MCP.Save(ctx, mcp.Server{Name: "everything", Transport: mcp.TransportStdio, Command: mcptest.Node(t),
-		Args: []string{mcptest.Everything(), "stdio"}, Enabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	infos, err := s.MCP.RefreshTools(ctx, view.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,6 @@ import (
 	"github.com/cairn-app/cairn/backend/chat"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
-	"github.com/cairn-app/cairn/backend/mcp"
-	"github.com/cairn-app/cairn/backend/mcp/mcptest"
 	"github.com/cairn-app/cairn/backend/tools"
 )
 
@@ -24,16 +22,9 @@ import (
 // Cairn kept; a model without vision gets the file's path and size in the tool message
 // and no image part.
 func TestMCPImageReachesTheModel(t *testing.T) {
-	mcptest.NeedNPM(t)
 	var runs atomic.Int32
-	s := open(t, t.TempDir(), &runs)
-	defer s.Close()
+	s, view := withEverything(t, &runs)
 	ctx := context.Background()
-	view, err := s.MCP.Save(ctx, mcp.Server{Name: "everything", Transport: mcp.TransportStdio, Command: mcptest.Node(t),
-		Args: []string{mcptest.Everything(), "stdio"}, Enabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	infos, err := s.MCP.RefreshTools(ctx, view.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -16,23 +16,15 @@ import (
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/mcp"
-	"github.com/cairn-app/cairn/backend/mcp/mcptest"
 )
 
 // TestAttachMCPResourceText attaches one of server-everything's documents to a message:
 // the model's request carries its text inline, named by the server and URI, and the
 // stored message keeps it as an attachment part with its source (the chip's).
 func TestAttachMCPResourceText(t *testing.T) {
-	mcptest.NeedNPM(t)
 	var runs atomic.Int32
-	s := open(t, t.TempDir(), &runs)
-	defer s.Close()
+	s, view := withEverything(t, &runs)
 	ctx := context.Background()
-	view, err := s.MCP.Save(ctx, mcp.Server{Name: "everything", Transport: mcp.TransportStdio, Command: mcptest.Node(t),
-		Args: []string{mcptest.Everything(), "stdio"}, Enabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	list, err := s.MCP.Resources(ctx, view.ID)
 	if err != nil {
 		t.Fatal(err)

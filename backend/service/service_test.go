@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/llm/llmtest"
 	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/mcp/mcptest"
 	"github.com/cairn-app/cairn/backend/tools"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,6 +30,21 @@ func gatedTool(runs *atomic.Int32) tools.Entry {
 			return tools.Result{Content: "wrote " + string(args)}, nil
 		},
 	}
+}
+
+// withEverything opens the services on a new data directory with a real server-everything
+// (from npm) saved and enabled.
+func withEverything(t *testing.T, runs *atomic.Int32) (*Services, mcp.ServerView) {
+	t.Helper()
+	mcptest.NeedNPM(t)
+	s := open(t, t.TempDir(), runs)
+	t.Cleanup(func() { s.Close() })
+	view, err := s.MCP.Save(context.Background(), mcp.Server{Name: "everything", Transport: mcp.TransportStdio, Command: mcptest.Node(t),
+		Args: []string{mcptest.Everything(), "stdio"}, Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, view
 }
 
 func open(t *testing.T, dir string, runs *atomic.Int32) *Services {
