@@ -209,7 +209,7 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 	}
 	p := newProcess(cmd, lv, cg, outR, errR)
 	if g != nil {
-		if err := g.open(ctx, cg); err != nil {
+		if err := g.open(ctx, cg, cmd.Process.Pid); err != nil {
 			p.Kill()
 			_, _ = p.Wait()
 			return nil, err
@@ -223,6 +223,13 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 // socket with its credentials, which the kernel translates into Cairn's pid namespace
 // (so its pid is known under bwrap's without a scan of /proc); Cairn moves it into the
 // cgroups and opens the gate.
+//
+// Moving a process into a cgroup first waits for an RCU grace period (5 to 20 ms on a
+// small VM), which the kernel skips for a move that follows another within about one
+// period. So Cairn moves the process it started (the helper, or bwrap) right away, while
+// the helper's runtime starts and bubblewrap sets up the mounts, and the helper under
+// bwrap is then moved at once. Only bwrap's own sandbox process may stay outside (it
+// forks before it is moved), as before: it runs nothing of the command's.
 type gatePipes struct {
 	gateR, gateW   *os.File
 	readyR, readyW *os.File
@@ -300,9 +307,13 @@ func credPid(oob []byte) (int, error) {
 	return int(cred.Pid), nil
 }
 
-// open waits for the helper to be ready, joins it to the cgroups and lets it go on.
-func (g *gatePipes) open(ctx context.Context, cg cgroups) error {
+// open moves the process Cairn started into the cgroups at once (see gatePipes), waits
+// for the helper to be ready, moves it too when it is another process (under bwrap),
+// and lets it go on.
+func (g *gatePipes) open(ctx context.Context, cg cgroups, started int) error {
 	defer g.close()
+	early := make(chan error, 1)
+	go func() { early <- cg.join(started) }()
 	type ready struct {
 		pid int
 		err error
@@ -322,9 +333,13 @@ func (g *gatePipes) open(ctx context.Context, cg cgroups) error {
 	case <-t.C:
 		return errors.New("the sandbox helper did not start in time")
 	}
-	if err := cg.join(r.pid); err != nil {
+	err := <-early
+	if err == nil && r.pid != started {
+		err = cg.join(r.pid)
+	}
+	if err != nil {
 		return fmt.Errorf("put the sandbox in its cgroup: %w", err)
 	}
-	_, err := g.gateW.Write([]byte{1})
+	_, err = g.gateW.Write([]byte{1})
 	return err
 }
