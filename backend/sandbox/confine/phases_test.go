@@ -50,12 +50,12 @@ func phases(b *testing.B, s *Sandbox, lv Level, ws string) {
 		mark("layout")
 		cg := newCgroups(pol.Limits.Processes)
 		mark("cgroups")
-		cmd, err := s.command(lv, l, []string{"true"}, "", cg.any())
+		cmd, h, err := s.command(lv, l, []string{"true"}, "", cg.any())
 		if err != nil {
 			b.Fatal(err)
 		}
 		mark("command")
-		p, err := launch(context.Background(), cmd, nil, lv, cg)
+		p, err := launch(context.Background(), cmd, h, nil, lv, cg)
 		if err != nil {
 			b.Fatal(err)
 		}
