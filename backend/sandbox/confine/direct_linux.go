@@ -41,6 +41,7 @@ func direct(bwrap string, l layout, sp spec) (*exec.Cmd, *hold, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("seccomp: %w", err)
 	}
+	l.exe = "" // no helper inside
 	args := append(bwrapArgs(l), directMounts...)
 	args = append(args, "--info-fd", strconv.Itoa(holdInfoFD), "--block-fd", strconv.Itoa(holdBlockFD),
 		"--seccomp", strconv.Itoa(holdSeccompFD))
