@@ -112,6 +112,7 @@ func TestEscapeFiles(t *testing.T) {
 			} {
 				t.Run(name, func(t *testing.T) { denied(t, run(t, e.s, e.pol, script)) })
 			}
+			t.Run("inherited fd", func(t *testing.T) { inheritedFD(t, lv, e.dataSec) })
 			t.Run("private tmp", func(t *testing.T) {
 				ok(t, run(t, e.s, e.pol, `echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo h > "$HOME/.h" && cat "$HOME/.h"`), "h")
 			})
