@@ -49,7 +49,10 @@ func bwrapArgs(l layout) []string {
 			a = append(a, "--ro-bind", "/dev/null", p.path)
 		}
 	}
-	a = append(a, "--ro-bind", l.exe, insideExe, "--chdir", l.pol.Dir)
+	if l.exe != "" { // the helper's binary (a direct run has none)
+		a = append(a, "--ro-bind", l.exe, insideExe)
+	}
+	a = append(a, "--chdir", l.pol.Dir)
 	if l.proxySock != "" {
 		a = append(a, "--bind", l.proxySock, insideProxy)
 	}

@@ -10,11 +10,15 @@ import "testing"
 func TestStrongBwrapGetsNoEnvironment(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-"+secret)
 	s := newSandbox(t, Strong)
-	cmd, err := s.command(Strong, layout{pol: Policy{Workspace: t.TempDir(), Dir: "/"}, exe: s.exe, home: "/home/sandbox", tmp: "/tmp"}, []string{"true"}, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cmd.Env == nil || len(cmd.Env) != 0 {
-		t.Fatalf("bwrap starts with the environment %q, want none", cmd.Env)
+	for _, op := range []string{"", probeOp} { // a command run directly, and through the helper
+		cmd, h, err := s.command(Strong, layout{pol: Policy{Workspace: t.TempDir(), Dir: "/"}, exe: s.exe, home: "/home/sandbox", tmp: "/tmp"}, []string{"true"}, op, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.closeChildEnds()
+		h.close()
+		if cmd.Env == nil || len(cmd.Env) != 0 {
+			t.Fatalf("bwrap starts with the environment %q, want none (op %q)", cmd.Env, op)
+		}
 	}
 }

@@ -7,7 +7,10 @@
 //
 // Levels, decided by a live probe (the restrictions are tried, not just looked for):
 //   - strong (Linux): bubblewrap (every namespace, no capabilities, only the allowed paths
-//     mounted), plus seccomp, Landlock and rlimits applied by the helper inside;
+//     mounted), plus seccomp, Landlock and rlimits applied by the helper inside; a plain
+//     command runs without the helper, under the same seccomp filter (loaded by bwrap),
+//     the same rlimits (set by Cairn) and read-only mounts where Landlock kept it from
+//     writing (see direct);
 //   - reduced (Linux without user namespaces or bwrap): Landlock, seccomp and rlimits in
 //     the helper, the process tree killed through its process group and cgroup;
 //   - none: nothing confines; Start refuses unless the user turned on "run unsandboxed,

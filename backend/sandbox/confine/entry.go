@@ -67,8 +67,10 @@ func readSpec() (spec, error) {
 }
 
 // Entry runs the sandbox helper when args (os.Args) ask for it, and reports whether they
-// did; main calls it first, before anything else starts.
+// did; main calls it first, before anything else starts. Either way it first marks the
+// descriptors the process inherited close-on-exec, so none reaches a sandboxed command.
 func Entry(args []string) (code int, handled bool) {
+	closeOnExec()
 	if len(args) < 2 {
 		return 0, false
 	}

@@ -99,6 +99,20 @@ func TestEscapeFiles(t *testing.T) {
 					t.Fatal("a write through a symlink reached outside")
 				}
 			})
+			// Global kernel settings and the root folder: a command run by a root Cairn is
+			// root in its user namespace, so only the sandbox keeps it from these (a
+			// core_pattern runs a program as the host's root). Opened for appending only, or
+			// made where a failure leaves nothing outside a strong sandbox.
+			t.Cleanup(func() { _ = os.Remove("/cairn-sbx-planted") })
+			for name, script := range map[string]string{
+				"kernel settings": `exec 3>>/proc/sys/kernel/core_pattern`,
+				"sysrq":           `exec 3>>/proc/sysrq-trigger`,
+				"root folder":     `mkdir /cairn-sbx-planted`,
+				"list root":       `ls /`,
+			} {
+				t.Run(name, func(t *testing.T) { denied(t, run(t, e.s, e.pol, script)) })
+			}
+			t.Run("inherited fd", func(t *testing.T) { inheritedFD(t, lv, e.dataSec) })
 			t.Run("private tmp", func(t *testing.T) {
 				ok(t, run(t, e.s, e.pol, `echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo h > "$HOME/.h" && cat "$HOME/.h"`), "h")
 			})

@@ -140,21 +140,44 @@ func checkConfined() error {
 	return nil
 }
 
-func setRlimits(l Limits) error {
+// rlimit is one limit the sandbox sets.
+type rlimit struct {
+	res int
+	v   uint64
+}
+
+func rlimits(l Limits) []rlimit {
 	l = l.withDefaults()
-	for _, r := range []struct {
-		res int
-		v   uint64
-	}{
+	return []rlimit{
 		{unix.RLIMIT_CPU, l.CPUSeconds}, {unix.RLIMIT_AS, l.MemoryBytes}, {unix.RLIMIT_FSIZE, l.FileBytes},
 		{unix.RLIMIT_NPROC, l.Processes}, {unix.RLIMIT_NOFILE, l.OpenFiles}, {unix.RLIMIT_CORE, 0},
-	} {
+	}
+}
+
+// setRlimits sets the limits on this process (never raising one).
+func setRlimits(l Limits) error {
+	for _, r := range rlimits(l) {
 		lim := unix.Rlimit{Cur: r.v, Max: r.v}
 		var cur unix.Rlimit
 		if err := unix.Getrlimit(r.res, &cur); err == nil && cur.Max < r.v {
 			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max} // never raise a limit
 		}
 		if err := unix.Setrlimit(r.res, &lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prlimits sets the limits on another process, as setRlimits does on this one.
+func prlimits(pid int, l Limits) error {
+	for _, r := range rlimits(l) {
+		lim := unix.Rlimit{Cur: r.v, Max: r.v}
+		var cur unix.Rlimit
+		if err := unix.Prlimit(pid, r.res, nil, &cur); err == nil && cur.Max < r.v {
+			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max}
+		}
+		if err := unix.Prlimit(pid, r.res, &lim, nil); err != nil {
 			return err
 		}
 	}

@@ -86,6 +86,8 @@ func runProbe(ctx context.Context, s *Sandbox) probeResult {
 	pr.strong, pr.strongErr = probeLevel(ctx, s, Strong, pol)
 	if pr.strongErr != nil {
 		pr.reasons = append(pr.reasons, "strong level (bubblewrap) unavailable: "+pr.strongErr.Error())
+	} else if probeDirect(ctx, s, pol) != nil {
+		s.noDirect = true // an older bwrap: every command goes through the helper
 	}
 	pr.reduced, pr.reducedErr = probeLevel(ctx, s, Reduced, pol)
 	if pr.reducedErr != nil {
@@ -96,6 +98,27 @@ func runProbe(ctx context.Context, s *Sandbox) probeResult {
 	pr.cgroupPids, pr.cgAny = cg.pids != "", cg.any()
 	cg.remove()
 	return pr
+}
+
+// probeDirect runs a command directly under bwrap (see direct) and checks that the
+// seccomp filter and no_new_privs hold in it.
+func probeDirect(ctx context.Context, s *Sandbox, pol Policy) error {
+	pol, err := pol.resolve()
+	if err != nil {
+		return err
+	}
+	script := `grep -q "^Seccomp:[[:space:]]*2" /proc/self/status && grep -q "^NoNewPrivs:[[:space:]]*1" /proc/self/status`
+	p, err := s.start(ctx, Strong, pol, []string{"/bin/sh", "-c", script}, nil, "")
+	if err != nil {
+		return err
+	}
+	go func() { _, _ = io.Copy(io.Discard, p.Stderr) }()
+	_, _ = io.Copy(io.Discard, p.Stdout)
+	code, err := p.Wait()
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit %d", code)
+	}
+	return err
 }
 
 func probeLevel(ctx context.Context, s *Sandbox, lv Level, pol Policy) (probeReport, error) {

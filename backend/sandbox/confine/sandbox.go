@@ -41,6 +41,9 @@ type Sandbox struct {
 
 	probeOnce sync.Once
 	probed    probeResult
+	// noDirect sends every strong command through the helper: the probe found that
+	// bwrap cannot run one directly (an older bwrap without --chmod).
+	noDirect bool
 }
 
 // New prepares a sandbox for the Cairn whose data directory is dataDir (never mounted,

@@ -31,13 +31,13 @@ func (s *Sandbox) start(ctx context.Context, lv Level, pol Policy, argv []string
 	if lv != None {
 		cg = newCgroups(pol.Limits.Processes)
 	}
-	cmd, err := s.command(lv, l, argv, op, cg.any())
+	cmd, h, err := s.command(lv, l, argv, op, cg.any())
 	if err != nil {
 		cg.remove()
 		l.cleanup()
 		return nil, err
 	}
-	p, err := launch(ctx, cmd, stdin, lv, cg)
+	p, err := launch(ctx, cmd, h, stdin, lv, cg)
 	if err != nil {
 		cg.remove()
 		l.cleanup()
@@ -112,39 +112,15 @@ func (l layout) cleanup() {
 	}
 }
 
-// command builds the exec.Cmd of the run and the spec its helper applies.
-func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate bool) (*exec.Cmd, error) {
+// command builds the exec.Cmd of the run and the spec its helper applies. A plain
+// command at the strong level runs without the helper (see direct): the hold returned
+// then carries what the helper would have applied.
+func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate bool) (*exec.Cmd, *hold, error) {
 	env := baseEnv(l.pol, l.home, l.tmp)
 	sp := spec{Argv: argv, Env: env, Dir: l.pol.Dir, Limits: l.pol.Limits, Gate: gate}
 	switch lv {
 	case Strong:
-		bw := s.opts.Bwrap
-		if bw == "" {
-			bw = "bwrap"
-		}
-		path, err := exec.LookPath(bw)
-		if err != nil {
-			return nil, fmt.Errorf("bubblewrap: %w", err)
-		}
-		if op != "" {
-			sp.Argv = opArgv(insideExe, op)
-		}
-		sp.ReadOnly = append(append(append([]string{}, systemDirs...), "/etc", "/proc", insideExe), l.readOnly...)
-		sp.ReadWrite = append([]string{l.pol.Workspace, "/tmp", l.home, "/dev"}, l.readWrite...)
-		sp.UnixSockets = true
-		if l.proxySock != "" {
-			sp.Forward = true
-			sp.ReadWrite = append(sp.ReadWrite, insideProxy)
-			for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"} {
-				sp.Env = append(sp.Env, k+"="+proxyURL)
-			}
-		}
-		args := append(bwrapArgs(l), "--setenv", specEnv, sp.encode(), "--", insideExe, execArg, "--")
-		cmd := exec.Command(path, append(args, sp.Argv...)...)
-		// bwrap's own process stays in the sandbox as its pid 1, whose environ the
-		// command can read: it gets none of Cairn's (--clearenv only clears the command's).
-		cmd.Env = []string{}
-		return cmd, nil
+		return s.strongCommand(l, sp, op)
 	case Reduced:
 		if op != "" {
 			sp.Argv = opArgv(s.exe, op)
@@ -156,7 +132,7 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 		sp.NeedLandlock = true
 		cmd := exec.Command(s.exe, append([]string{execArg, "--"}, sp.Argv...)...)
 		cmd.Env = []string{specEnv + "=" + sp.encode()}
-		return cmd, nil
+		return cmd, nil, nil
 	}
 	if op != "" {
 		argv = opArgv(s.exe, op)
@@ -164,36 +140,81 @@ func (s *Sandbox) command(lv Level, l layout, argv []string, op string, gate boo
 	}
 	path, err := lookPath(argv[0], env)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", argv[0], err)
+		return nil, nil, fmt.Errorf("%s: %w", argv[0], err)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env, cmd.Dir = env, l.pol.Dir
-	return cmd, nil
+	return cmd, nil, nil
 }
 
-// launch starts cmd in a session of its own, with pipes for its output, and (with a
-// gate) puts the helper in the run's cgroups before letting it go on.
-func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cgroups) (*Process, error) {
+// strongCommand runs the command under bubblewrap: through the helper for a file
+// operation, with the proxy's forwarder, or for a command not found (the helper says so
+// and exits 127), else directly.
+func (s *Sandbox) strongCommand(l layout, sp spec, op string) (*exec.Cmd, *hold, error) {
+	bw := s.opts.Bwrap
+	if bw == "" {
+		bw = "bwrap"
+	}
+	path, err := exec.LookPath(bw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bubblewrap: %w", err)
+	}
+	if op == "" && l.proxySock == "" && !s.noDirect {
+		if _, err := lookPath(sp.Argv[0], sp.Env); err == nil {
+			return direct(path, l, sp)
+		}
+	}
+	if op != "" {
+		sp.Argv = opArgv(insideExe, op)
+	}
+	sp.ReadOnly = append(append(append([]string{}, systemDirs...), "/etc", "/proc", insideExe), l.readOnly...)
+	sp.ReadWrite = append([]string{l.pol.Workspace, "/tmp", l.home, "/dev"}, l.readWrite...)
+	sp.UnixSockets = true
+	if l.proxySock != "" {
+		sp.Forward = true
+		sp.ReadWrite = append(sp.ReadWrite, insideProxy)
+		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"} {
+			sp.Env = append(sp.Env, k+"="+proxyURL)
+		}
+	}
+	args := append(bwrapArgs(l), "--setenv", specEnv, sp.encode(), "--", insideExe, execArg, "--")
+	cmd := exec.Command(path, append(args, sp.Argv...)...)
+	// bwrap's own process stays in the sandbox as its pid 1, whose environ the
+	// command can read: it gets none of Cairn's (--clearenv only clears the command's).
+	cmd.Env = []string{}
+	return cmd, nil, nil
+}
+
+// launch starts cmd in a session of its own, with pipes for its output, and puts the
+// run in its cgroups before it goes on: bwrap's sandbox process held on --block-fd
+// (direct, h), or the helper held at its gate.
+func launch(ctx context.Context, cmd *exec.Cmd, h *hold, stdin io.Reader, lv Level, cg cgroups) (*Process, error) {
+	var g *gatePipes
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+		g.closeChildEnds()
+		g.close()
+		h.closeChildEnds()
+		h.close()
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
+		closeAll()
 		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		outR.Close()
-		outW.Close()
+		closeAll(outR, outW)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, outW, errW
 	cmd.WaitDelay = time.Second
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	var g *gatePipes
-	if cg.any() {
+	if h == nil && cg.any() {
 		if g, err = newGate(cmd); err != nil {
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
+			closeAll(outR, outW, errR, errW)
 			return nil, err
 		}
 	}
@@ -201,19 +222,25 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 	outW.Close()
 	errW.Close()
 	g.closeChildEnds()
+	h.closeChildEnds()
 	if err != nil {
 		outR.Close()
 		errR.Close()
 		g.close()
+		h.close()
 		return nil, fmt.Errorf("start the sandbox: %w", err)
 	}
 	p := newProcess(cmd, lv, cg, outR, errR)
-	if g != nil {
-		if err := g.open(ctx, cg); err != nil {
-			p.Kill()
-			_, _ = p.Wait()
-			return nil, err
-		}
+	switch {
+	case h != nil:
+		err = h.release(ctx, cg, cmd.Process.Pid)
+	case g != nil:
+		err = g.open(ctx, cg, cmd.Process.Pid)
+	}
+	if err != nil {
+		p.Kill()
+		_, _ = p.Wait()
+		return nil, err
 	}
 	go p.watch(ctx)
 	return p, nil
@@ -223,6 +250,13 @@ func launch(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, lv Level, cg cg
 // socket with its credentials, which the kernel translates into Cairn's pid namespace
 // (so its pid is known under bwrap's without a scan of /proc); Cairn moves it into the
 // cgroups and opens the gate.
+//
+// Moving a process into a cgroup first waits for an RCU grace period (5 to 20 ms on a
+// small VM), which the kernel skips for a move that follows another within about one
+// period. So Cairn moves the process it started (the helper, or bwrap) right away, while
+// the helper's runtime starts and bubblewrap sets up the mounts, and the helper under
+// bwrap is then moved at once. Only bwrap's own sandbox process may stay outside (it
+// forks before it is moved), as before: it runs nothing of the command's.
 type gatePipes struct {
 	gateR, gateW   *os.File
 	readyR, readyW *os.File
@@ -300,9 +334,13 @@ func credPid(oob []byte) (int, error) {
 	return int(cred.Pid), nil
 }
 
-// open waits for the helper to be ready, joins it to the cgroups and lets it go on.
-func (g *gatePipes) open(ctx context.Context, cg cgroups) error {
+// open moves the process Cairn started into the cgroups at once (see gatePipes), waits
+// for the helper to be ready, moves it too when it is another process (under bwrap),
+// and lets it go on.
+func (g *gatePipes) open(ctx context.Context, cg cgroups, started int) error {
 	defer g.close()
+	early := make(chan error, 1)
+	go func() { early <- cg.join(started) }()
 	type ready struct {
 		pid int
 		err error
@@ -322,9 +360,13 @@ func (g *gatePipes) open(ctx context.Context, cg cgroups) error {
 	case <-t.C:
 		return errors.New("the sandbox helper did not start in time")
 	}
-	if err := cg.join(r.pid); err != nil {
+	err := <-early
+	if err == nil && r.pid != started {
+		err = cg.join(r.pid)
+	}
+	if err != nil {
 		return fmt.Errorf("put the sandbox in its cgroup: %w", err)
 	}
-	_, err := g.gateW.Write([]byte{1})
+	_, err = g.gateW.Write([]byte{1})
 	return err
 }
