@@ -120,3 +120,24 @@ func TestFilterCleansEveryLineFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesAfterCloseStayOffDisk: a process's last stderr read after its server was
+// removed (or Cairn closed) is kept in the ring but does not make the file again — a
+// removed server's log came back, and a test's data directory could not be removed.
+func TestLinesAfterCloseStayOffDisk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	path := filepath.Join(dir, "s.log")
+	r := New(3, path, nil)
+	r.Add(StreamStderr, "before")
+	r.Close()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	r.Add(StreamStderr, "after")
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("a line after Close made the log again: %v", err)
+	}
+	if got := r.Lines(0); len(got) != 2 || got[1].Text != "after" {
+		t.Fatalf("the ring lost a line: %+v", got)
+	}
+}

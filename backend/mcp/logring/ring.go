@@ -40,6 +40,9 @@ type Ring struct {
 	size  int64
 	on    func(Line)
 	clean func(string) string // applied to every line before it is kept (SetFilter)
+	// closed: lines still come (a process's last stderr, read after the server was
+	// removed or Cairn closed) but go to the ring only, so the file is not made again.
+	closed bool
 }
 
 // SetFilter makes every later line pass through clean before it is kept, written or
@@ -119,10 +122,11 @@ func (r *Ring) LastStderr(n int) []string {
 	return out
 }
 
-// Close closes the file (the ring stays readable).
+// Close closes the file for good (the ring stays readable and keeps taking lines).
 func (r *Ring) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	if r.file == nil {
 		return nil
 	}
@@ -133,7 +137,7 @@ func (r *Ring) Close() error {
 
 // appendFile writes one line; file errors only cost the file copy, never the server.
 func (r *Ring) appendFile(l Line) {
-	if r.path == "" {
+	if r.path == "" || r.closed {
 		return
 	}
 	if r.file == nil {
