@@ -66,6 +66,9 @@ describe("global shortcuts", () => {
     expect(await screen.findByTestId("settings-page")).toBeInTheDocument();
     expect(within(await screen.findByTestId("settings-shortcuts")).getAllByRole("term").map((e) => e.textContent)).toContain("New chat");
 
+    // the page puts focus on its section's heading once it shows one: wait for that, so
+    // it does not take the focus back from the button below on a slow machine
+    await waitFor(() => expect(document.getElementById("settings-section-title")).toHaveFocus());
     screen.getByTestId("open-settings").focus();
     await user.keyboard("?");
     const dialog = await screen.findByTestId("shortcuts-dialog");
