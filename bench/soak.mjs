@@ -10,10 +10,17 @@
 //     answered in one tab and must close in the other); a setting switched (theme every
 //     cycle, language every third); the conversation before the last deleted, and its
 //     spill folder must be gone when DeleteSession returns.
+//     Each of these steps is counted (STEPS); one that never succeeded misses a goal.
 //   - once a minute, a burst: 20 conversations answering at once (streamed answers and
 //     tool rounds through both servers), then deleted. Goroutines and open files are
 //     read with the app quiet just before and 8 s after (node's idle keep-alive sockets
-//     close after 4 s).
+//     close after 4 s), with serve's files told apart by holder (fdBreakdown): the
+//     connection pools' idle keep-alive connections (to the model for 90 s, from the
+//     browser up to serve's 2-minute IdleTimeout) explain what is still there 8 s after,
+//     and the goal is on what they do not explain.
+//   - at the end, the app quiet for --settle-s (130) seconds, past every pool's idle
+//     timeout: goroutines and files (but SQLite's, see fdBreakdown) must be back at the
+//     count read quiet before the first cycle, with no accounting.
 //   - every 30 s a sample: PSS and RSS of serve, of its children (the MCP servers) and of
 //     Chromium (all processes, and the renderers); Go's heap in use and goroutines from
 //     /api/debug/stats (read after a collection: the live heap); open files; the
@@ -22,8 +29,10 @@
 // Writes CSVs and a JSON summary under --out, prints the summary table (Markdown) and
 // exits 1 when a goal is missed, 2 when the run itself failed.
 // `node bench/soak.mjs --report=DIR` prints the table again from a run's files.
+// SOAK_DEBUG=1: a failed cycle prints the API's view of its conversation and screenshots
+// both tabs into --out.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
@@ -169,40 +178,68 @@ async function startFake(bin) {
 // ---------------------------------------------------------------------------------------
 // The run
 
-/** A conversation's answers are done: the session idle, its last message not streaming. */
-async function waitIdle(server, id, timeoutMs = 120_000) {
+/**
+ * A conversation's answers are done: the session idle and its n-th answer (counting the
+ * assistant messages the API shows) complete; with lastId, that answer is lastId (a
+ * regenerated one). Counting keeps a read made just after SendMessage or Regenerate,
+ * before the new answer exists, from passing on the one before it.
+ */
+export async function waitIdle(server, id, n, lastId = "", timeoutMs = 120_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const snap = await server.result("GetSession", id);
-    const last = snap.messages[snap.messages.length - 1];
-    if (snap.session.state === "idle" && last && last.role === "assistant" && last.status !== "streaming") return snap;
-    if (Date.now() > until) throw new Error(`session ${id} not idle after ${timeoutMs} ms (state ${snap.session.state})`);
+    const answers = snap.messages.filter((m) => m.role === "assistant");
+    const last = answers[answers.length - 1];
+    const done = last && last.status !== "streaming" && (!lastId || last.id === lastId);
+    if (snap.session.state === "idle" && answers.length === n && done) return snap;
+    if (Date.now() > until) throw new Error(`session ${id} not idle with ${n} answers after ${timeoutMs} ms (state ${snap.session.state}, ${answers.length} answers)`);
     await sleep(300);
   }
 }
 
-/** The tab shows the session, idle, with n answers, the last one complete. */
-function waitTab(page, id, n, timeout = 90_000) {
-  return page.waitForFunction(
-    ([sid, count]) => {
-      const view = document.querySelector(`[data-testid="session-view"][data-session-id="${sid}"]`);
-      if (!view || view.getAttribute("data-state") !== "idle") return false;
-      const msgs = view.querySelectorAll('[data-testid="message-assistant"]');
-      return msgs.length === count && msgs[count - 1].getAttribute("data-status") === "complete";
-    },
-    [id, n],
-    { timeout, polling: 250 },
-  );
+/** What a tab shows of a session, for the error when it does not show what it should. */
+export function tabView(page, id) {
+  return page
+    .evaluate((sid) => {
+      const views = [...document.querySelectorAll('[data-testid="session-view"]')];
+      const view = views.find((v) => v.getAttribute("data-session-id") === sid);
+      if (!view) return `no view of ${sid} (views: ${views.map((v) => v.getAttribute("data-session-id") ?? "-").join(" ")}; hash ${location.hash})`;
+      const msgs = [...view.querySelectorAll('[data-testid="message-assistant"]')].map((m) => `${m.getAttribute("data-message-id")}:${m.getAttribute("data-status")}`);
+      return `state ${view.getAttribute("data-state")}, answers [${msgs.join(" ")}]`;
+    }, id)
+    .catch((e) => `unreadable: ${e.message.split("\n")[0]}`);
 }
 
-async function showSession(page, id) {
+/** The tab shows the session, idle, with n answers, the last one (lastId, if given) complete. */
+async function waitTab(page, id, n, lastId = "", timeout = 90_000) {
+  try {
+    await page.waitForFunction(
+      ([sid, count, want]) => {
+        const view = document.querySelector(`[data-testid="session-view"][data-session-id="${sid}"]`);
+        if (!view || view.getAttribute("data-state") !== "idle") return false;
+        const msgs = view.querySelectorAll('[data-testid="message-assistant"]');
+        const last = msgs[count - 1];
+        return msgs.length === count && last.getAttribute("data-status") === "complete" && (!want || last.getAttribute("data-message-id") === want);
+      },
+      [id, n, lastId],
+      { timeout, polling: 250 },
+    );
+  } catch (e) {
+    throw new Error(`tab does not show ${n} complete answers${lastId ? ` (the last ${lastId})` : ""} after ${timeout} ms: ${await tabView(page, id)}`, { cause: e });
+  }
+}
+
+/** Both tabs show the session with n answers, the last one complete. */
+const waitTabs = (tabs, id, n, lastId = "") => Promise.all(tabs.map((p) => waitTab(p, id, n, lastId)));
+
+export async function showSession(page, id) {
   await page.evaluate((h) => {
     location.hash = h;
   }, sessionHash(id));
   await page.waitForSelector(`[data-testid="session-view"][data-session-id="${id}"]`, { timeout: 60_000 });
 }
 
-async function sendFromTab(page, text) {
+export async function sendFromTab(page, text) {
   const input = page.getByTestId("composer-input");
   await input.fill(text);
   await input.press("Enter");
@@ -216,56 +253,92 @@ async function approvedRound(server, tabs, from, decider, id, text, n) {
   await sendFromTab(from, text);
   const dialogs = tabs.map((p) => p.getByTestId("approval-dialog"));
   await Promise.all(dialogs.map((d) => d.waitFor({ timeout: 90_000 })));
-  const other = tabs.find((p) => p !== decider);
   await decider.getByTestId("approval-allow").click();
   await Promise.all(dialogs.map((d) => d.waitFor({ state: "detached", timeout: 60_000 })));
-  await waitIdle(server, id);
-  await Promise.all(tabs.map((p) => waitTab(p, id, n)));
-  return other;
+  await waitIdle(server, id, n);
+  await waitTabs(tabs, id, n);
 }
 
 /** Sends text through the API and waits for the answer in both tabs. */
 async function apiRound(server, tabs, id, text, n) {
   await server.result("SendMessage", id, text, []);
-  await waitIdle(server, id);
-  await Promise.all(tabs.map((p) => waitTab(p, id, n)));
+  await waitIdle(server, id, n);
+  await waitTabs(tabs, id, n);
+}
+
+/**
+ * The driver's steps, in the order a cycle takes them; the summary counts each one's
+ * successes and failures, and a step that never succeeded misses the goal (it was not
+ * exercised, so the run says nothing about it).
+ */
+const STEPS = [
+  "streamed answer (sent from a tab, shown whole in both)",
+  "regenerate (the new version in both tabs)",
+  "approval: memory create_entities (decided in one tab, closed in the other)",
+  "tool: everything echo",
+  "spill: memory read_graph (result > 100 KB to tool-results/)",
+  "approval: everything toggle-simulated-logging",
+  "approval: memory delete_entities",
+  "settings switched (theme; language every third cycle)",
+  "conversation deleted (its spill folder gone)",
+  "burst of 20 parallel answers",
+];
+
+/** Runs fn as step k of STEPS, counting its outcome. */
+async function step(ctx, k, fn) {
+  const s = ctx.stats.steps[STEPS[k]];
+  try {
+    const r = await fn();
+    s.ok++;
+    return r;
+  } catch (e) {
+    s.failed++;
+    throw new Error(`${STEPS[k].split(" (")[0]}: ${e.message.split("\n")[0]}`, { cause: e });
+  }
 }
 
 async function cycle(ctx, i) {
-  const { server, tabs, providerId, dataDir, stats } = ctx;
+  const { server, tabs, providerId, stats } = ctx;
   const [a, b] = i % 2 ? [tabs[1], tabs[0]] : tabs; // which tab sends and which decides alternates
   const s = await server.result("CreateSession", { providerId, model: "fake-stream", title: `Soak ${i}`, toolsets: ["mcp"] });
   ctx.sessions.push(s.id);
   await Promise.all(tabs.map((p) => showSession(p, s.id)));
-  let n = 0;
-  // A streamed answer of a few thousand tokens, sent from a tab; both see it whole.
-  await sendFromTab(a, String(ctx.tokens));
-  await waitIdle(server, s.id);
-  await Promise.all(tabs.map((p) => waitTab(p, s.id, ++n)));
-  const shown = await b.evaluate(() => [...document.querySelectorAll('[data-testid="part-text"]')].pop()?.textContent.length ?? 0);
-  if (shown < ctx.tokens * 4 - 1) throw new Error(`tab shows ${shown} characters of a ${ctx.tokens * 4}-character answer`);
-  // Regenerate: a second version in the same place.
-  await server.result("Regenerate", s.id);
-  await waitIdle(server, s.id);
-  await Promise.all(tabs.map((p) => waitTab(p, s.id, n)));
-  // Tool rounds through both servers.
+  let n = 1;
+  await step(ctx, 0, async () => {
+    await sendFromTab(a, String(ctx.tokens));
+    await waitIdle(server, s.id, n);
+    await waitTabs(tabs, s.id, n);
+    const shown = await b.evaluate(() => [...document.querySelectorAll('[data-testid="part-text"]')].pop()?.textContent.length ?? 0);
+    if (shown < ctx.tokens * 4 - 1) throw new Error(`tab shows ${shown} characters of a ${ctx.tokens * 4}-character answer`);
+  });
+  await step(ctx, 1, async () => {
+    const r = await server.result("Regenerate", s.id);
+    await waitIdle(server, s.id, n, r.assistantMessageId);
+    await waitTabs(tabs, s.id, n, r.assistantMessageId);
+  });
   await server.result("UpdateSession", s.id, { model: "fake-call" });
   const entity = `soak-${i}`;
   const create = JSON.stringify({ entities: [{ name: entity, entityType: "soak", observations: [`cycle ${i}`] }] });
-  await approvedRound(server, tabs, a, b, s.id, `create_entities ${create}`, ++n);
-  await apiRound(server, tabs, s.id, `echo ${JSON.stringify({ message: `soak cycle ${i}` })}`, ++n);
-  await apiRound(server, tabs, s.id, "read_graph", ++n);
-  const snap = await server.result("GetSession", s.id);
-  const spilled = snap.messages.flatMap((m) => m.parts ?? []).some((p) => p.type === "tool-result" && p.tool?.spillPath);
-  if (!spilled) throw new Error("read_graph's result was not spilled to disk");
-  stats.spilledSessions.add(s.id);
-  await approvedRound(server, tabs, b, a, s.id, "toggle-simulated-logging", ++n);
-  await approvedRound(server, tabs, a, b, s.id, `delete_entities ${JSON.stringify({ entityNames: [entity] })}`, ++n);
-  // Settings: the theme every cycle, the language every third.
-  await server.result("SetSetting", "general.theme", ["light", "dark", "system"][i % 3]);
-  if (i % 3 === 0) await server.result("SetSetting", "general.language", (i / 3) % 2 ? "en" : "zh-CN");
+  await step(ctx, 2, () => approvedRound(server, tabs, a, b, s.id, `create_entities ${create}`, ++n));
+  await step(ctx, 3, () => apiRound(server, tabs, s.id, `echo ${JSON.stringify({ message: `soak cycle ${i}` })}`, ++n));
+  await step(ctx, 4, async () => {
+    await apiRound(server, tabs, s.id, "read_graph", ++n);
+    const snap = await server.result("GetSession", s.id);
+    const spilled = snap.messages.flatMap((m) => m.parts ?? []).some((p) => p.type === "tool-result" && p.tool?.spillPath);
+    if (!spilled) throw new Error("read_graph's result was not spilled to disk");
+    stats.spilledSessions.add(s.id);
+  });
+  await step(ctx, 5, () => approvedRound(server, tabs, b, a, s.id, "toggle-simulated-logging", ++n));
+  await step(ctx, 6, () => approvedRound(server, tabs, a, b, s.id, `delete_entities ${JSON.stringify({ entityNames: [entity] })}`, ++n));
+  await step(ctx, 7, async () => {
+    await server.result("SetSetting", "general.theme", ["light", "dark", "system"][i % 3]);
+    if (i % 3 === 0) await server.result("SetSetting", "general.language", (i / 3) % 2 ? "en" : "zh-CN");
+  });
   // Delete the conversation before this one: its spill folder must go with it.
-  while (ctx.sessions.length > 2) await deleteSession(ctx, ctx.sessions.shift());
+  while (ctx.sessions.length > 2) {
+    const id = ctx.sessions.shift();
+    await step(ctx, 8, () => deleteSession(ctx, id));
+  }
 }
 
 async function deleteSession(ctx, id) {
@@ -273,14 +346,109 @@ async function deleteSession(ctx, id) {
   ctx.stats.deleted++;
   if (ctx.stats.spilledSessions.delete(id)) {
     ctx.stats.spillDeleted++;
-    if (existsSync(join(ctx.dataDir, "tool-results", id))) ctx.stats.spillLeft.push(id);
+    if (existsSync(join(ctx.dataDir, "tool-results", id))) {
+      ctx.stats.spillLeft.push(id);
+      throw new Error(`tool-results/${id} is still there after DeleteSession`);
+    }
   }
 }
 
-/** The quiet figures before or after a burst: goroutines and open files of serve. */
+// ---------------------------------------------------------------------------------------
+// What holds goroutines and files: serve's sockets, by the peer
+
+/** inode → {lport, rport, state} of every TCP socket (IPv4 and IPv6) in this namespace. */
+function tcpSockets() {
+  const m = new Map();
+  for (const f of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text;
+    try {
+      text = readFileSync(f, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.trim().split("\n").slice(1)) {
+      const c = line.trim().split(/\s+/);
+      const port = (addr) => parseInt(addr.slice(addr.lastIndexOf(":") + 1), 16);
+      m.set(c[9], { lport: port(c[1]), rport: port(c[2]), state: c[3] });
+    }
+  }
+  return m;
+}
+
+/** The socket inodes among pid's open files. */
+function socketInodes(pid) {
+  const out = [];
+  let fds;
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return out;
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) out.push(m[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * serve's open files by what holds them: `model` connections to the fake's port (the
+ * provider client's pool: net/http keeps up to 8 idle per host for 90 s, each with a read
+ * and a write goroutine), `api` connections from this driver (node's fetch; idle ones
+ * close after 4 s), `browser` connections from Chromium (the tabs' requests and event
+ * streams; idle ones end after serve's 2-minute IdleTimeout at the latest, each with the
+ * goroutine that reads its next request), `db` (cairn.db and its -wal and -shm: SQLite
+ * keeps the descriptor of a closed connection open while another connection of the
+ * process holds a lock on the file, which in WAL mode every open connection does, and
+ * reuses it for the next connection it opens; so after a burst these stay at the most
+ * connections database/sql had open at once, and do not grow past that), and `rest`
+ * (everything else: logs, pipes to the MCP servers, the listener…).
+ */
+function fdBreakdown(ctx) {
+  const tcp = tcpSockets();
+  const mine = new Set(socketInodes(process.pid).map((i) => tcp.get(i)?.lport));
+  const b = { fds: openFiles(ctx.server.pid), model: 0, api: 0, browser: 0, db: 0 };
+  for (const inode of socketInodes(ctx.server.pid)) {
+    const s = tcp.get(inode);
+    if (!s || s.state === "0A") continue; // not TCP, or the listener: counted in rest
+    if (s.rport === ctx.fakePort) b.model++;
+    else if (s.lport === ctx.servePort) b[mine.has(s.rport) ? "api" : "browser"]++;
+  }
+  const dbPath = join(ctx.dataDir, "cairn.db");
+  try {
+    for (const fd of readdirSync(`/proc/${ctx.server.pid}/fd`)) {
+      try {
+        if (readlinkSync(`/proc/${ctx.server.pid}/fd/${fd}`).startsWith(dbPath)) b.db++;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    // serve gone
+  }
+  b.rest = b.fds - b.model - b.api - b.browser - b.db;
+  return b;
+}
+
+/** The quiet figures before or after a burst: goroutines, and serve's open files by holder. */
 async function quietFigures(ctx) {
   const st = await debugStats(ctx.server, false);
-  return { goroutines: st.goroutines, fds: openFiles(ctx.server.pid) };
+  return { goroutines: st.goroutines, ...fdBreakdown(ctx) };
+}
+
+/**
+ * What a burst left that no keep-alive pool explains: goroutines beyond two per added
+ * model connection and one per added incoming one; files other than connections and the
+ * database's (fdBreakdown says why those are bounded, and summarize checks they are).
+ */
+function unexplained(before, after) {
+  const dm = after.model - before.model;
+  const din = after.api + after.browser - before.api - before.browser;
+  return { goroutines: after.goroutines - before.goroutines - 2 * dm - din, fds: after.rest - before.rest };
 }
 
 async function burst(ctx, k) {
@@ -302,7 +470,7 @@ async function burst(ctx, k) {
       return s.id;
     }),
   );
-  await Promise.all(ids.map((id) => waitIdle(server, id)));
+  await Promise.all(ids.map((id) => waitIdle(server, id, 1)));
   const ms = Date.now() - t0;
   await Promise.all(ids.map((id) => server.result("DeleteSession", id)));
   await sleep(8_000);
@@ -319,7 +487,7 @@ async function debugStats(server, gc) {
 const COLUMNS = [
   "t_s", "cycles", "bursts", "errors",
   "serve_pss_kib", "serve_rss_kib", "mcp_pss_kib", "mcp_rss_kib", "mcp_procs", "mcp_pids",
-  "heap_inuse_b", "heap_alloc_b", "heap_sys_b", "heap_released_b", "live_heap_inuse_b", "live_heap_alloc_b", "goroutines", "fds",
+  "heap_inuse_b", "heap_alloc_b", "heap_sys_b", "heap_released_b", "live_heap_inuse_b", "live_heap_alloc_b", "goroutines", "fds", "db_fds", "conn_fds",
   "db_b", "wal_b", "mcp_logs_b", "spill_files", "spill_dirs", "spill_b",
   "events_dropped", "event_subscribers", "event_topics", "event_streams",
   "chromium_pss_kib", "chromium_rss_kib", "renderer_pss_kib", "tab_a_js_heap_b", "tab_b_js_heap_b", "tab_a_dom_nodes", "tab_b_dom_nodes",
@@ -346,7 +514,8 @@ async function sample(ctx) {
   const chromium = descendants(process.pid, table).filter((p) => !own.has(p));
   const chromiumMem = memory(chromium);
   const renderers = memory(chromium.filter((p) => cmdline(p).includes("--type=renderer")));
-  const fds = openFiles(server.pid);
+  const held = fdBreakdown(ctx);
+  const fds = held.fds;
   const raw = await debugStats(server, false);
   const live = await debugStats(server, true);
   const spill = dirUsage(join(dataDir, "tool-results"));
@@ -370,6 +539,8 @@ async function sample(ctx) {
     live_heap_alloc_b: live.heapAlloc,
     goroutines: raw.goroutines,
     fds,
+    db_fds: held.db,
+    conn_fds: held.model + held.api + held.browser,
     db_b: size(join(dataDir, "cairn.db")),
     wal_b: size(join(dataDir, "cairn.db-wal")),
     mcp_logs_b: dirUsage(join(dataDir, "logs")).bytes,
@@ -404,7 +575,7 @@ function seedMemory(path) {
   writeFileSync(path, JSON.stringify({ type: "entity", name: "soak-large", entityType: "fixture", observations }) + "\n");
 }
 
-async function setUp(minutes) {
+export async function setUp(minutes) {
   const fake = await startFake(opt.fake);
   const server = await startServer({ args: ["--debug-stats"] });
   const memFile = join(OUT, "memory.jsonl");
@@ -446,7 +617,18 @@ async function setUp(minutes) {
     sessions: [],
     tokens: Number(opt.tokens ?? 3000),
     minutes,
-    stats: { cycles: 0, bursts: [], errors: [], deleted: 0, spilledSessions: new Set(), spillDeleted: 0, spillLeft: [] },
+    servePort: Number(new URL(server.origin).port),
+    fakePort: Number(new URL(fake.url).port),
+    stats: {
+      cycles: 0,
+      bursts: [],
+      errors: [],
+      deleted: 0,
+      spilledSessions: new Set(),
+      spillDeleted: 0,
+      spillLeft: [],
+      steps: Object.fromEntries(STEPS.map((k) => [k, { ok: 0, failed: 0 }])),
+    },
   };
 }
 
@@ -470,6 +652,10 @@ async function drive(ctx) {
         await cycle(ctx, i);
         ctx.stats.cycles++;
       } catch (e) {
+        if (process.env.SOAK_DEBUG) {
+          process.stderr.write(`soak: API view: ${await apiView(ctx)}\n`);
+          await Promise.all(ctx.tabs.map((p, k) => p.screenshot({ path: join(OUT, `fail-${i}-tab${k}.png`) }).catch(() => {})));
+        }
         ctx.stats.errors.push(`cycle ${i}: ${e.message.split("\n")[0]}`);
         process.stderr.write(`soak: cycle ${i} failed: ${e.message.split("\n")[0]}\n`);
         await recover(ctx);
@@ -477,13 +663,18 @@ async function drive(ctx) {
       i++;
       if (Date.now() >= nextBurst && Date.now() < end - 20_000) {
         try {
-          const r = await burst(ctx, ctx.stats.bursts.length);
+          const r = await step(ctx, 9, () => burst(ctx, ctx.stats.bursts.length));
           r.t_s = Math.round((Date.now() - ctx.t0) / 1000);
           ctx.stats.bursts.push(r);
-          appendFileSync(join(OUT, "soak-bursts.csv"), [r.t_s, r.ms, r.before.goroutines, r.after.goroutines, r.before.fds, r.after.fds].join(",") + "\n");
-          process.stderr.write(`soak: burst ${ctx.stats.bursts.length} in ${r.ms} ms: goroutines ${r.before.goroutines} → ${r.after.goroutines}, fds ${r.before.fds} → ${r.after.fds}\n`);
+          appendFileSync(join(OUT, "soak-bursts.csv"), burstRow(r) + "\n");
+          const u = unexplained(r.before, r.after);
+          process.stderr.write(
+            `soak: burst ${ctx.stats.bursts.length} in ${r.ms} ms: goroutines ${r.before.goroutines} → ${r.after.goroutines}, fds ${r.before.fds} → ${r.after.fds} ` +
+              `(model conns ${r.before.model} → ${r.after.model}, browser ${r.before.browser} → ${r.after.browser}, api ${r.before.api} → ${r.after.api}, db files ${r.before.db} → ${r.after.db}; unexplained goroutines ${u.goroutines}, fds ${u.fds})\n`,
+          );
         } catch (e) {
           ctx.stats.errors.push(`burst: ${e.message.split("\n")[0]}`);
+          process.stderr.write(`soak: burst failed: ${e.message.split("\n")[0]}\n`);
           await recover(ctx);
         }
         nextBurst = Math.max(nextBurst + 60_000, Date.now() + 30_000);
@@ -491,12 +682,46 @@ async function drive(ctx) {
       const rest = cycleMs - (Date.now() - started);
       if (rest > 0) await sleep(Math.min(rest, Math.max(0, end - Date.now())));
     }
+    ctx.stats.settle = await settle(ctx);
   } finally {
     clearInterval(timer);
     tick();
     await sampling;
   }
   return rows;
+}
+
+const BURST_COLUMNS = ["goroutines", "fds", "model", "api", "browser", "db", "rest"];
+/** A burst's line: the columns before and after, then the goroutines after less those of the connections. */
+const burstRow = (r) => [r.t_s, r.ms, ...BURST_COLUMNS.flatMap((c) => [r.before[c], r.after[c]]), r.before.goroutines + unexplained(r.before, r.after).goroutines].join(",");
+
+/**
+ * After the last cycle: the app left quiet (tabs open) for longer than every idle
+ * timeout of its connection pools (--settle-s, 130 s: the provider client's 90 s and
+ * serve's 2-minute IdleTimeout), then read as at the start. What a burst's keep-alive
+ * connections held is gone by then, so goroutines and files must be back at the start's
+ * count with no accounting at all.
+ */
+async function settle(ctx) {
+  const s = Number(opt["settle-s"] ?? 130);
+  process.stderr.write(`soak: quiet for ${s} s (past the idle timeouts of the connection pools)…\n`);
+  await sleep(s * 1000);
+  const f = await quietFigures(ctx);
+  process.stderr.write(
+    `soak: after ${s} s quiet: goroutines ${f.goroutines} (start ${ctx.stats.quiet0.goroutines}), fds ${f.fds} (start ${ctx.stats.quiet0.fds}); model conns ${f.model}, browser ${f.browser}, api ${f.api}, db ${f.db}, rest ${f.rest} (start ${ctx.stats.quiet0.rest})\n`,
+  );
+  return { seconds: s, ...f };
+}
+
+/** The last conversation as the API has it (SOAK_DEBUG=1 prints it when a cycle fails). */
+async function apiView(ctx) {
+  try {
+    const snap = await ctx.server.result("GetSession", ctx.sessions.at(-1));
+    const { requests } = await ctx.server.result("ListPendingApprovals");
+    return `pending approvals ${JSON.stringify(requests).slice(0, 400)}; state ${snap.session.state}; ` + snap.messages.map((m) => `${m.role}:${m.id}:${m.status ?? ""}[${(m.parts ?? []).map((p) => p.type).join(",")}]`).join(" ");
+  } catch (e) {
+    return e.message;
+  }
 }
 
 /** After a failed step: decide what still asks, so the next cycle starts clean. */
@@ -543,7 +768,7 @@ export function summarize(rows, bursts, meta) {
   const warm = Math.min(300, total / 5);
   const win = Math.min(300, (total - warm) / 4);
   const first = rows.filter((r) => r.t_s >= warm && r.t_s <= warm + win);
-  const last = rows.filter((r) => r.t_s >= total - win);
+  const last = rows.filter((r) => r.t_s >= total - win && r.t_s <= total + 15);
   const growth = (col) => {
     const a = median(first.map((r) => r[col]));
     const b = median(last.map((r) => r[col]));
@@ -572,26 +797,63 @@ export function summarize(rows, bursts, meta) {
   g("tab_a_dom_nodes", (x) => String(Math.round(x)), "tab A DOM nodes", false);
 
   const measured = bursts.filter((b) => b.t_s >= warm);
-  const base = measured[0]?.before;
-  if (base) {
-    const worstG = Math.max(...measured.map((b) => b.after.goroutines - b.before.goroutines));
-    const worstF = Math.max(...measured.map((b) => b.after.fds - b.before.fds));
-    const driftG = Math.max(...measured.map((b) => b.after.goroutines)) - base.goroutines;
-    const driftF = Math.max(...measured.map((b) => b.after.fds)) - base.fds;
+  if (measured.length) {
+    // 8 s after a burst the provider client's pool still holds the connections the burst
+    // opened (idle for 90 s) and Chromium may keep extra ones to serve: bounded, and they
+    // time out, so what is checked here is what they do not explain; the settle check
+    // below reads the raw counts once every pool has timed out.
+    const un = measured.map((b) => unexplained(b.before, b.after));
+    const rawG = Math.max(...measured.map((b) => b.after.goroutines - b.before.goroutines));
+    const rawF = Math.max(...measured.map((b) => b.after.fds - b.before.fds));
+    const maxModel = Math.max(...measured.map((b) => b.after.model));
+    const maxIn = Math.max(...measured.map((b) => b.after.browser + b.after.api));
+    const worstG = Math.max(...un.map((u) => u.goroutines));
+    const worstF = Math.max(...un.map((u) => u.fds));
     add(
-      `goroutines after each of ${measured.length} bursts of 20 (quiet, 8 s after)`,
-      `first quiet ${base.goroutines}; after a burst at most +${worstG} over the count before it, at most +${driftG} over the first`,
-      `≤ +${GOALS.goroutineSlack}`,
-      worstG <= GOALS.goroutineSlack && driftG <= GOALS.goroutineSlack,
+      `goroutines 8 s after each of ${measured.length} bursts of 20`,
+      `at most +${rawG} over the quiet count before it; less 2 per added model connection and 1 per added incoming one: at most ${worstG >= 0 ? "+" : ""}${worstG} (idle model connections up to ${maxModel}, incoming up to ${maxIn})`,
+      `≤ +${GOALS.goroutineSlack} unexplained`,
+      worstG <= GOALS.goroutineSlack,
     );
     add(
-      "open files after each burst",
-      `first quiet ${base.fds}; after a burst at most +${worstF} over the count before it, at most +${driftF} over the first`,
-      `≤ +${GOALS.fdSlack}`,
-      worstF <= GOALS.fdSlack && driftF <= GOALS.fdSlack,
+      "open files 8 s after each burst",
+      `at most +${rawF}; other than connections and the database's: at most ${worstF >= 0 ? "+" : ""}${worstF}`,
+      `≤ +${GOALS.fdSlack} unexplained`,
+      worstF <= GOALS.fdSlack,
+    );
+    const base = measured[0].before;
+    const held = (f) => f.goroutines - 2 * f.model - f.api - f.browser;
+    const driftG = Math.max(...measured.map((b) => held(b.after))) - held(base);
+    const driftF = Math.max(...measured.map((b) => b.after.rest)) - base.rest; // connections and the database's files apart
+    add(
+      "drift over the bursts (less connections, vs the first burst after the warm-up)",
+      `goroutines ${driftG >= 0 ? "+" : ""}${driftG}, other files ${driftF >= 0 ? "+" : ""}${driftF}`,
+      `≤ +${GOALS.goroutineSlack} / ≤ +${GOALS.fdSlack}`,
+      driftG <= GOALS.goroutineSlack && driftF <= GOALS.fdSlack,
+    );
+    const halfB = measured.length >> 1;
+    const dbFirst = Math.max(...bursts.filter((b) => b.t_s < measured[halfB].t_s).map((b) => b.after.db));
+    const dbSecond = Math.max(...measured.slice(halfB).map((b) => b.after.db));
+    add(
+      "database files held (SQLite's, at the most connections open at once; largest after a burst, until / after the middle burst)",
+      `${dbFirst} / ${dbSecond}`,
+      `second ≤ first + ${GOALS.fdSlack}`,
+      dbSecond <= dbFirst + GOALS.fdSlack,
     );
   } else {
     add("bursts after the warm-up", "none ran", "≥ 1", false);
+  }
+  const q0 = meta.quiet0;
+  const st = meta.settle;
+  if (q0 && st) {
+    add(
+      `goroutines and open files after ${st.seconds} s quiet at the end, vs quiet at the start (raw counts)`,
+      `goroutines ${q0.goroutines} → ${st.goroutines}; files ${q0.fds} → ${st.fds}, of them the database's ${q0.db} → ${st.db}, connections to the model ${q0.model} → ${st.model}, from the browser ${q0.browser} → ${st.browser}, the rest ${q0.rest} → ${st.rest}`,
+      `goroutines ≤ +${GOALS.goroutineSlack}; files but the database's ≤ +${GOALS.fdSlack}`,
+      st.goroutines - q0.goroutines <= GOALS.goroutineSlack && st.fds - st.db - (q0.fds - q0.db) <= GOALS.fdSlack,
+    );
+  } else {
+    add("quiet at the end (settle)", "not read", "read", false);
   }
   add(
     "deleted conversations' spill folders",
@@ -599,7 +861,7 @@ export function summarize(rows, bursts, meta) {
     "all removed",
     meta.spillDeleted > 0 && meta.spillLeft.length === 0,
   );
-  const half = rows.filter((r) => r.t_s >= warm);
+  const half = rows.filter((r) => r.t_s >= warm && r.t_s <= total + 15);
   const mid = warm + (total - warm) / 2;
   const walFirst = Math.max(...half.filter((r) => r.t_s < mid).map((r) => r.wal_b));
   const walSecond = Math.max(...half.filter((r) => r.t_s >= mid).map((r) => r.wal_b));
@@ -622,6 +884,11 @@ export function summarize(rows, bursts, meta) {
   add("topics the bus keeps a seq for", `${topics.a} → ${topics.b}`, "", undefined);
   const failedShare = meta.errors.length / Math.max(1, meta.cycles + meta.errors.length);
   add("driver: cycles / bursts / failed steps", `${meta.cycles} / ${bursts.length} / ${meta.errors.length}`, "failed ≤ 5 %", failedShare <= 0.05);
+  const steps = Object.entries(meta.steps ?? {}).map(([name, c]) => {
+    if (c.ok === 0) missed = true;
+    return `| ${name} | ${c.ok} | ${c.failed} | ${c.ok === 0 ? "NEVER RAN" : c.failed ? "failed sometimes" : "ok"} |`;
+  });
+  if (!steps.length) missed = true;
   return {
     missed,
     table: [
@@ -630,6 +897,10 @@ export function summarize(rows, bursts, meta) {
       "| measure | value | goal | |",
       "| --- | --- | --- | --- |",
       ...out,
+      "",
+      "| driver step | succeeded | failed | |",
+      "| --- | --- | --- | --- |",
+      ...steps,
     ].join("\n"),
   };
 }
@@ -643,8 +914,9 @@ function report(dir) {
         .slice(1)
         .filter(Boolean)
         .map((l) => {
-          const [t_s, ms, bg, ag, bf, af] = l.split(",").map(Number);
-          return { t_s, ms, before: { goroutines: bg, fds: bf }, after: { goroutines: ag, fds: af } };
+          const [t_s, ms, ...v] = l.split(",").map(Number);
+          const side = (k) => Object.fromEntries(BURST_COLUMNS.map((c, j) => [c, v[2 * j + k]]));
+          return { t_s, ms, before: side(0), after: side(1) };
         })
     : [];
   const meta = JSON.parse(readFileSync(join(dir, "soak-meta.json"), "utf8"));
@@ -663,10 +935,12 @@ async function main() {
   if (!opt.fake) throw new Error("--fake=PATH (fakeopenai) missing");
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, "soak.csv"), COLUMNS.join(",") + "\n");
-  writeFileSync(join(OUT, "soak-bursts.csv"), "t_s,ms,goroutines_before,goroutines_after,fds_before,fds_after\n");
+  const burstHead = ["t_s", "ms", ...BURST_COLUMNS.flatMap((c) => [`${c}_before`, `${c}_after`]), "goroutines_after_less_conns"];
+  writeFileSync(join(OUT, "soak-bursts.csv"), burstHead.join(",") + "\n");
   let ctx;
   try {
     ctx = await setUp(minutes);
+    ctx.stats.quiet0 = await quietFigures(ctx);
     ctx.t0 = Date.now();
     process.stderr.write(`soak: serve pid ${ctx.server.pid}, data ${ctx.dataDir}; driving for ${minutes} min\n`);
     await drive(ctx);
@@ -693,9 +967,12 @@ async function main() {
     spillLeft: ctx.stats.spillLeft,
     sessionsAlive: ctx.sessions.length,
     leftBehind,
+    steps: ctx.stats.steps,
+    quiet0: ctx.stats.quiet0,
+    settle: ctx.stats.settle,
   };
   writeFileSync(join(OUT, "soak-meta.json"), JSON.stringify(meta, null, 2) + "\n");
   process.exitCode = report(OUT) ? 1 : 0;
 }
 
-await main();
+if (!process.env.SOAK_IMPORT) await main();

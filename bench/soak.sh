@@ -14,7 +14,9 @@
 # Usage: bench/soak.sh [DURATION]   minutes, default 60 (`make bench` runs 5)
 # Env: SOAK_LABEL (default <DURATION>min: bench/out/soak-LABEL/, docs/soak-LABEL-*.png),
 #      SOAK_TOKENS (3000 tokens per streamed answer), SOAK_CYCLE_S (20: at most one cycle
-#      this often), SOAK_SKIP_BUILD=1 (use bin/cairn and frontend/dist as they are),
+#      this often), SOAK_SETTLE_S (130: the quiet at the end, past every pool's idle
+#      timeout), SOAK_DEBUG=1 (a failed cycle prints the API's view of its conversation
+#      and screenshots both tabs into the output folder), SOAK_SKIP_BUILD=1 (use bin/cairn and frontend/dist as they are),
 #      CAIRN_BIN (another build of the CLI, e.g. beside a run that is still going).
 # Needs: Go, Node, frontend/node_modules (playwright-core), Debian's /usr/bin/chromium.
 set -euo pipefail
@@ -49,7 +51,7 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "soak: $minutes min from $(date -u '+%H:%M UTC'), load average $load_start; progress every 30 s below" >&2
 set +e
 node bench/soak.mjs --minutes="$minutes" --fake="$work/fakeopenai" --out="$out" \
-  --tokens="${SOAK_TOKENS:-3000}" --cycle-s="${SOAK_CYCLE_S:-20}" | tee "$out/summary.md"
+  --tokens="${SOAK_TOKENS:-3000}" --cycle-s="${SOAK_CYCLE_S:-20}" --settle-s="${SOAK_SETTLE_S:-130}" | tee "$out/summary.md"
 code=${PIPESTATUS[0]}
 set -e
 echo

@@ -76,11 +76,13 @@ func (t *table) xy(col string, div float64) (plotter.XYs, error) {
 	return out, nil
 }
 
-// series is one line of a chart.
+// series is one line of a chart; an optional one is left out when its column is not in
+// the file.
 type series struct {
-	label string
-	col   string
-	div   float64
+	label    string
+	col      string
+	div      float64
+	optional bool
 }
 
 // palette is distinguishable in print and for the common colour blindnesses (Okabe–Ito).
@@ -105,6 +107,9 @@ func chart(t *table, path, title, ylabel string, warmup float64, ss []series, ex
 	p.Legend.Left = true
 	ymax := 0.0
 	for i, s := range ss {
+		if _, ok := t.cols[s.col]; !ok && s.optional {
+			continue // a run recorded before the column was added
+		}
 		pts, err := t.xy(s.col, s.div)
 		if err != nil {
 			return err
@@ -147,14 +152,24 @@ func chart(t *table, path, title, ylabel string, warmup float64, ss []series, ex
 	return nil
 }
 
-// burstPoints marks each burst's quiet goroutine count before and after it.
+// burstPoints marks each burst's quiet goroutine count before and after it, and after it
+// less two goroutines per idle connection to the model and one per incoming connection
+// the burst added (what the connection pools hold until their idle timeouts).
 func burstPoints(path string) func(*plot.Plot) error {
 	return func(p *plot.Plot) error {
 		b, err := readTable(path)
 		if err != nil {
 			return err
 		}
-		for i, s := range []series{{"goroutines before a burst", "goroutines_before", 1}, {"goroutines 8 s after it", "goroutines_after", 1}} {
+		glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.CrossGlyph{}, draw.BoxGlyph{}}
+		for i, s := range []series{
+			{"goroutines before a burst", "goroutines_before", 1, false},
+			{"goroutines 8 s after it", "goroutines_after", 1, false},
+			{"… less those of the idle keep-alive connections it added", "goroutines_after_less_conns", 1, true},
+		} {
+			if _, ok := b.cols[s.col]; !ok && s.optional {
+				continue
+			}
 			pts, err := b.xy(s.col, s.div)
 			if err != nil {
 				return err
@@ -167,7 +182,7 @@ func burstPoints(path string) func(*plot.Plot) error {
 				return err
 			}
 			sc.Color = palette[(i+3)%len(palette)]
-			sc.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.CrossGlyph{}}[i]
+			sc.Shape = glyphs[i]
 			sc.Radius = vg.Points(3)
 			p.Add(sc)
 			p.Legend.Add(s.label, sc)
@@ -194,18 +209,21 @@ func run() error {
 		extra               func(*plot.Plot) error
 	}{
 		{"memory", "Cairn (serve): memory", "MiB", []series{
-			{"PSS", "serve_pss_kib", kib}, {"RSS", "serve_rss_kib", kib},
-			{"Go heap in use, live (after a collection)", "live_heap_inuse_b", mib}, {"Go heap in use, as sampled", "heap_inuse_b", mib},
+			{"PSS", "serve_pss_kib", kib, false}, {"RSS", "serve_rss_kib", kib, false},
+			{"Go heap in use, live (after a collection)", "live_heap_inuse_b", mib, false}, {"Go heap in use, as sampled", "heap_inuse_b", mib, false},
 		}, nil},
 		{"others", "MCP servers and the browser: memory", "MiB", []series{
-			{"MCP servers PSS (2 node processes)", "mcp_pss_kib", kib}, {"Chromium PSS (all processes)", "chromium_pss_kib", kib},
-			{"Chromium renderers PSS", "renderer_pss_kib", kib}, {"tab A live JS heap", "tab_a_js_heap_b", mib}, {"tab B live JS heap", "tab_b_js_heap_b", mib},
+			{"MCP servers PSS (2 node processes)", "mcp_pss_kib", kib, false}, {"Chromium PSS (all processes)", "chromium_pss_kib", kib, false},
+			{"Chromium renderers PSS", "renderer_pss_kib", kib, false}, {"tab A live JS heap", "tab_a_js_heap_b", mib, false}, {"tab B live JS heap", "tab_b_js_heap_b", mib, false},
 		}, nil},
 		{"counts", "Cairn (serve): goroutines and open files", "count", []series{
-			{"goroutines (sampled every 30 s)", "goroutines", 1}, {"open files", "fds", 1}, {"bus subscriptions", "event_subscribers", 1},
+			{"goroutines (sampled every 30 s)", "goroutines", 1, false}, {"open files", "fds", 1, false},
+			{"… of them SQLite's (cairn.db, -wal, -shm)", "db_fds", 1, true}, {"… of them TCP connections", "conn_fds", 1, true},
+			{"bus subscriptions", "event_subscribers", 1, false},
 		}, burstPoints(filepath.Join(*in, "soak-bursts.csv"))},
 		{"storage", "Data directory", "MiB", []series{
-			{"cairn.db", "db_b", mib}, {"cairn.db-wal", "wal_b", mib}, {"tool-results/ (spilled results)", "spill_b", mib}, {"logs/ (MCP server logs)", "mcp_logs_b", mib},
+			{"cairn.db", "db_b", mib, false}, {"cairn.db-wal", "wal_b", mib, false},
+			{"tool-results/ (spilled results)", "spill_b", mib, false}, {"logs/ (MCP server logs)", "mcp_logs_b", mib, false},
 		}, nil},
 	}
 	for _, c := range charts {
