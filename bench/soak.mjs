@@ -213,7 +213,7 @@ export function tabView(page, id) {
 /** The tab shows the session, idle, with n answers, the last one (lastId, if given) complete. */
 async function waitTab(page, id, n, lastId = "", timeout = 90_000) {
   try {
-    await page.waitForFunction(
+    const done = await page.waitForFunction(
       ([sid, count, want]) => {
         const view = document.querySelector(`[data-testid="session-view"][data-session-id="${sid}"]`);
         if (!view || view.getAttribute("data-state") !== "idle") return false;
@@ -224,6 +224,7 @@ async function waitTab(page, id, n, lastId = "", timeout = 90_000) {
       [id, n, lastId],
       { timeout, polling: 250 },
     );
+    await done.dispose(); // a handle kept is an object the tab cannot collect
   } catch (e) {
     throw new Error(`tab does not show ${n} complete answers${lastId ? ` (the last ${lastId})` : ""} after ${timeout} ms: ${await tabView(page, id)}`, { cause: e });
   }
@@ -236,7 +237,9 @@ export async function showSession(page, id) {
   await page.evaluate((h) => {
     location.hash = h;
   }, sessionHash(id));
-  await page.waitForSelector(`[data-testid="session-view"][data-session-id="${id}"]`, { timeout: 60_000 });
+  // a locator's wait, not waitForSelector: that returns an element handle, which the
+  // protocol session keeps (and with it the whole view) until it is disposed
+  await page.locator(`[data-testid="session-view"][data-session-id="${id}"]`).waitFor({ timeout: 60_000 });
 }
 
 export async function sendFromTab(page, text) {

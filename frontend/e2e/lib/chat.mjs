@@ -196,7 +196,8 @@ export async function sendWithEnter(page, text) {
 
 /** Waits until the page's session view shows state (idle / streaming / awaiting-approval). */
 export function waitSessionState(page, state, timeout = 15_000) {
-  return page.waitForSelector(`[data-testid="session-view"][data-state="${state}"]`, { timeout });
+  // a locator's wait holds no element handle (waitForSelector's would keep the view alive)
+  return page.locator(`[data-testid="session-view"][data-state="${state}"]`).first().waitFor({ timeout });
 }
 
 /** Waits until the n-th (0-based) assistant message of the page has a status. */
