@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-app/cairn/backend/kb"
 	"github.com/cairn-app/cairn/backend/llm"
 	"github.com/cairn-app/cairn/backend/mcp"
+	"github.com/cairn-app/cairn/backend/sandbox"
 	"github.com/cairn-app/cairn/backend/secrets"
 	"github.com/cairn-app/cairn/backend/settings"
 	"github.com/cairn-app/cairn/backend/skills"
@@ -71,7 +72,9 @@ type wireEvents struct {
 	// A background task started, wrote output or ended (topic tasks:<session>); one
 	// that is gone with its session.
 	TaskUpdated tasks.Task `event:"task:updated"`
-	TaskRemoved tasks.Task `event:"task:removed"`
+	// A task session's workspace changed (topic session:<id>).
+	SandboxWorkspace sandbox.Workspace `event:"sandbox:workspace"`
+	TaskRemoved      tasks.Task        `event:"task:removed"`
 
 	// An MCP server asks the user for input: show the form.
 	ElicitationRequested elicit.Request `event:"elicitation:requested"`

@@ -190,10 +190,12 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 		return tools.Decision{Behavior: tools.BehaviorDeny, Source: permission.SourceConfig, Reason: "Cairn is closing"}, nil
 	}
 	s.waiters[r.ID] = ch
+	s.previews[r.ID] = edits
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.waiters, r.ID)
+		delete(s.previews, r.ID)
 		s.mu.Unlock()
 	}()
 

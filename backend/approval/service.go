@@ -46,6 +46,9 @@ type Service struct {
 	mu      sync.Mutex
 	closed  bool
 	waiters map[string]chan Request // request id → where its decision is delivered
+	// previews are the pending requests' edits as their tools previewed them when they
+	// asked (read from the files then), which a listing shows without reading them again.
+	previews map[string][]tools.Edit
 }
 
 var _ tools.Permission = (*Service)(nil)
@@ -59,7 +62,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
 		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
-		waiters: map[string]chan Request{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
+		waiters: map[string]chan Request{}, previews: map[string][]tools.Edit{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
 		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools, classifier: cfg.Classifier,
 	}
 	if s.log == nil {
@@ -295,17 +298,21 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 }
 
 // describe adds what a stored request does not keep: the tool's title, a built-in tool's
-// edits and whether its touches were guessed, from the registered tool and the stored
-// arguments (a tool that is gone counts as guessed).
-func (s *Service) describe(ctx context.Context, r *Request) {
+// edits (as previewed when a pending one asked) and whether its touches were guessed,
+// from the registered tool and the stored arguments (a tool that is gone counts as guessed).
+func (s *Service) describe(r *Request) {
 	r.Guessed = true
 	if _, _, lookup := s.deps(); lookup != nil {
 		if e, ok := lookup.Lookup(r.Tool); ok {
 			r.Title, r.Guessed = e.Ref().Title, !e.Typed()
 			_, r.Edits = touchesOf(e, r.Args)
-			r.Edits = previewed(ctx, e, tools.Call{ID: r.CallID, Name: r.Tool, SessionID: r.SessionID, MessageID: r.MessageID}, r.Args, r.Edits)
 		}
 	}
+	s.mu.Lock()
+	if p, ok := s.previews[r.ID]; ok {
+		r.Edits = p
+	}
+	s.mu.Unlock()
 }
 
 // refOf names a registered tool for people; the zero ToolRef for one that is gone.
@@ -339,9 +346,8 @@ func (s *Service) queryRequests(ctx context.Context, where string, args ...any) 
 	if err := rows.Err(); err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "list approval requests")
 	}
-	rows.Close() // a preview reads the store: not while these rows hold a connection
 	for i := range out {
-		s.describe(ctx, &out[i])
+		s.describe(&out[i])
 	}
 	return out, nil
 }

@@ -55,7 +55,7 @@ func helperMain(args []string) int {
 		return 127
 	}
 	// Last, so the helper's own runtime is not held to the command's address space.
-	if err := setRlimits(sp.Limits); err != nil {
+	if err := prlimits(0, sp.Limits); err != nil {
 		return helperFail("set the limits", err)
 	}
 	err = syscall.Exec(path, args, sp.Env)
@@ -140,38 +140,17 @@ func checkConfined() error {
 	return nil
 }
 
-// rlimit is one limit the sandbox sets.
-type rlimit struct {
-	res int
-	v   uint64
-}
-
-func rlimits(l Limits) []rlimit {
+// prlimits sets the limits on process pid (0: this one), never raising one: the helper
+// on itself before it execs, Cairn on bwrap's sandbox process of a direct run.
+func prlimits(pid int, l Limits) error {
 	l = l.withDefaults()
-	return []rlimit{
+	for _, r := range []struct {
+		res int
+		v   uint64
+	}{
 		{unix.RLIMIT_CPU, l.CPUSeconds}, {unix.RLIMIT_AS, l.MemoryBytes}, {unix.RLIMIT_FSIZE, l.FileBytes},
 		{unix.RLIMIT_NPROC, l.Processes}, {unix.RLIMIT_NOFILE, l.OpenFiles}, {unix.RLIMIT_CORE, 0},
-	}
-}
-
-// setRlimits sets the limits on this process (never raising one).
-func setRlimits(l Limits) error {
-	for _, r := range rlimits(l) {
-		lim := unix.Rlimit{Cur: r.v, Max: r.v}
-		var cur unix.Rlimit
-		if err := unix.Getrlimit(r.res, &cur); err == nil && cur.Max < r.v {
-			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max} // never raise a limit
-		}
-		if err := unix.Setrlimit(r.res, &lim); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// prlimits sets the limits on another process, as setRlimits does on this one.
-func prlimits(pid int, l Limits) error {
-	for _, r := range rlimits(l) {
+	} {
 		lim := unix.Rlimit{Cur: r.v, Max: r.v}
 		var cur unix.Rlimit
 		if err := unix.Prlimit(pid, r.res, nil, &cur); err == nil && cur.Max < r.v {
