@@ -31,6 +31,7 @@ describe("sub-agents: a child's approval in the parent's dialog, in every tab", 
     const everything = await importEverything(server);
     wire = everything.wire(TOOL);
     const provider = await saveFakeProvider(server, fake, { name: "Fake", models: ["fake-agent"] });
+    await server.result("SetModelPrice", provider.id, "fake-agent", { input: 10, output: 20, currency: "USD" });
     session = await createSession(server, { providerId: provider.id, title: "Agents e2e", toolsets: ["mcp", "agent"] });
   });
   after(async () => {
@@ -74,6 +75,8 @@ describe("sub-agents: a child's approval in the parent's dialog, in every tab", 
         const child = card.getByTestId("agent-run");
         assert.match(await child.getByTestId("agent-run-text").innerText(), /Started simulated resource updated notifications/);
         assert.equal(await child.locator(`[data-testid="tool-card"][data-tool="${wire}"]`).getAttribute("data-state"), "done");
+        // the child's rounds, 1000 prompt and 200 completion tokens each, at 10 / 20 per million
+        assert.match(await child.getByTestId("agent-run-cost").innerText(), /^\$0\.0\d+$/);
         assert.match(await p.getByTestId("message-assistant").nth(0).getByTestId("part-text").last().innerText(), /^The tool returned: The tool returned: Started simulated/);
       }
       await screenshot(a, "agents-03-done");

@@ -4,7 +4,8 @@
 // diff and the exact command; the header shows the workspace and a badge with the level the
 // probe found, whose popover says what holds; each card says the level its call ran at.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createSession, saveFakeProvider, sendWithEnter, sessionHash, startFakeOpenAI, waitAssistantStatus, waitSessionState } from "./lib/chat.mjs";
@@ -86,6 +87,11 @@ describe("task mode: write, edit and run a file in the sandbox after approval", 
       assert.match(answer, /hi from the task/);
       assert.match(answer, new RegExp(`sandbox: ${status.level}`));
       await screenshot(page, "task-03-ran");
+
+      // another window (here the API) chooses a new workspace: this tab's header follows
+      const moved = realpathSync(mkdtempSync(join(tmpdir(), "cairn-e2e-ws-")));
+      await server.result("SetSessionWorkspace", session.id, moved);
+      await page.waitForFunction((p) => document.querySelector('[data-testid="task-workspace"]')?.getAttribute("data-path") === p, moved, { timeout: 10_000 }).then((h) => h.dispose());
     });
   });
 });

@@ -59,8 +59,9 @@ func Scenarios() map[string]func(Request) Reply {
 		// whose name contains NAME (case, "-" and "_" ignored) with JSON (default {}).
 		"call": callScenario,
 		// "agent" hands the last user message to a general sub-agent named helper
-		// (agent_run), which runs the "call" scenario on it; the parent then answers with
-		// what the sub-agent reported. Parent and child are told apart by the child's
+		// (agent_run), which runs the "call" scenario on it, each answer reporting 1000
+		// prompt and 200 completion tokens; the parent then answers with what the
+		// sub-agent reported. Parent and child are told apart by the child's
 		// system prompt (SubAgentMarker).
 		"agent": agentScenario,
 		// "cite" searches the web for the last user message, then answers citing the
@@ -215,7 +216,9 @@ const SubAgentMarker = "You are a sub-agent"
 func agentScenario(r Request) Reply {
 	for _, m := range r.Body.Messages {
 		if m.Role == "system" && strings.Contains(m.Content, SubAgentMarker) {
-			return callScenario(r)
+			rep := callScenario(r)
+			rep.Usage = &Usage{PromptTokens: 1000, CompletionTokens: 200} // so a price gives the child a cost
+			return rep
 		}
 	}
 	if reply, done := afterTool(r); done {
