@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,13 +55,50 @@ func helperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "cairn sandbox: %s: command not found\n", args[0])
 		return 127
 	}
+	x, err := prepareExec(path, args, sp.Env)
+	if err != nil {
+		return helperFail("start", err)
+	}
 	// Last, so the helper's own runtime is not held to the command's address space.
 	if err := prlimits(0, sp.Limits); err != nil {
 		return helperFail("set the limits", err)
 	}
-	err = syscall.Exec(path, args, sp.Env)
+	err = x.exec()
 	fmt.Fprintf(os.Stderr, "cairn sandbox: %s: %v\n", args[0], err)
 	return 126
+}
+
+// preparedExec is an execve whose arguments are already C strings. Once the address
+// space limit is set, the runtime may find no room for one more span (a race-built or
+// long-running helper already maps more than the limit), so nothing may allocate
+// between the limits and the exec — syscall.Exec converts its arguments itself.
+type preparedExec struct {
+	path       *byte
+	argv, envv []*byte
+}
+
+func prepareExec(path string, args, env []string) (preparedExec, error) {
+	var x preparedExec
+	var err error
+	if x.path, err = syscall.BytePtrFromString(path); err != nil {
+		return x, err
+	}
+	if x.argv, err = syscall.SlicePtrFromStrings(args); err != nil {
+		return x, err
+	}
+	x.envv, err = syscall.SlicePtrFromStrings(env)
+	return x, err
+}
+
+// exec replaces the process and returns only on failure; it allocates nothing.
+func (x preparedExec) exec() error {
+	for {
+		_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(x.path)),
+			uintptr(unsafe.Pointer(&x.argv[0])), uintptr(unsafe.Pointer(&x.envv[0])))
+		if errno != unix.EAGAIN && errno != unix.EINTR {
+			return errno
+		}
+	}
 }
 
 func helperFail(what string, err error) int {
@@ -141,10 +179,12 @@ func checkConfined() error {
 }
 
 // prlimits sets the limits on process pid (0: this one), never raising one: the helper
-// on itself before it execs, Cairn on bwrap's sandbox process of a direct run.
+// on itself before it execs, Cairn on bwrap's sandbox process of a direct run. It calls
+// prlimit64 itself because unix.Prlimit's arguments escape to the heap, and once the
+// address space limit is set the helper may not allocate.
 func prlimits(pid int, l Limits) error {
 	l = l.withDefaults()
-	for _, r := range []struct {
+	for _, r := range [...]struct {
 		res int
 		v   uint64
 	}{
@@ -153,11 +193,11 @@ func prlimits(pid int, l Limits) error {
 	} {
 		lim := unix.Rlimit{Cur: r.v, Max: r.v}
 		var cur unix.Rlimit
-		if err := unix.Prlimit(pid, r.res, nil, &cur); err == nil && cur.Max < r.v {
+		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), uintptr(r.res), 0, uintptr(unsafe.Pointer(&cur)), 0, 0); e == 0 && cur.Max < r.v {
 			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max}
 		}
-		if err := unix.Prlimit(pid, r.res, &lim, nil); err != nil {
-			return err
+		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), uintptr(r.res), uintptr(unsafe.Pointer(&lim)), 0, 0, 0); e != 0 {
+			return e
 		}
 	}
 	return nil
