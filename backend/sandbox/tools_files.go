@@ -197,7 +197,7 @@ func (s *Service) preview(ctx context.Context, e tools.Edit, req ops.PreviewRequ
 	}, &r); err != nil {
 		return nil, err
 	}
-	e.Path, e.Diff, e.Added, e.Removed, e.Truncated, e.Created, e.Unshown = r.Path, r.Diff, r.Added, r.Removed, r.Truncated, r.Created, r.Unshown
+	e.Path, e.Diff, e.Added, e.Removed, e.Truncated, e.Created, e.Unchanged, e.Unshown = r.Path, r.Diff, r.Added, r.Removed, r.Truncated, r.Created, r.Unchanged, r.Unshown
 	return []tools.Edit{e}, nil
 }
 

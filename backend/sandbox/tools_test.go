@@ -275,10 +275,12 @@ func TestPreviewShowsTheChange(t *testing.T) {
 		args    string
 		want    []string
 		created bool
+		same    bool // the file holds it already
 	}{
-		{WriteTool, `{"path":"a.txt","content":"one\n2\nthree\n"}`, []string{" one", "-two", "+2", " three"}, false},
-		{EditTool, `{"path":"a.txt","old_string":"three","new_string":"3"}`, []string{" two", "-three", "+3"}, false},
-		{WriteTool, `{"path":"new/b.txt","content":"fresh\n"}`, []string{"+fresh"}, true},
+		{WriteTool, `{"path":"a.txt","content":"one\n2\nthree\n"}`, []string{" one", "-two", "+2", " three"}, false, false},
+		{EditTool, `{"path":"a.txt","old_string":"three","new_string":"3"}`, []string{" two", "-three", "+3"}, false, false},
+		{WriteTool, `{"path":"new/b.txt","content":"fresh\n"}`, []string{"+fresh"}, true, false},
+		{WriteTool, `{"path":"a.txt","content":"one\ntwo\nthree\n"}`, nil, false, true},
 	}
 	for _, tt := range tests {
 		edits, err := entry(tt.tool).Preview(ctx, json.RawMessage(tt.args))
@@ -291,8 +293,8 @@ func TestPreviewShowsTheChange(t *testing.T) {
 				t.Fatalf("%s: no line %q in\n%s", tt.tool, w, edits[0].Diff)
 			}
 		}
-		if edits[0].Created != tt.created {
-			t.Fatalf("%s: created %v", tt.tool, edits[0].Created)
+		if edits[0].Created != tt.created || edits[0].Unchanged != tt.same || (tt.same && edits[0].Diff != "") {
+			t.Fatalf("%s: %+v", tt.tool, edits[0])
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(r.ws, "a.txt")); string(b) != "one\ntwo\nthree\n" {

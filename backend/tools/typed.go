@@ -72,12 +72,14 @@ type Edit struct {
 	Old  string `json:"old,omitempty"`
 	New  string `json:"new"`
 	// Diff is a unified diff with context ("" when there is no preview); Added and Removed
-	// count its lines; Truncated says it was cut; Created that the file is new.
+	// count its lines; Truncated says it was cut; Created that the file is new; Unchanged
+	// that the file already holds what the call would leave (there is nothing to diff).
 	Diff      string `json:"diff,omitempty"`
 	Added     int    `json:"added,omitempty"`
 	Removed   int    `json:"removed,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
 	Created   bool   `json:"created,omitempty"`
+	Unchanged bool   `json:"unchanged,omitempty"`
 	// Unshown says why an existing file's change has no diff: binary or too_large.
 	Unshown string `json:"unshown,omitempty"`
 }

@@ -32,8 +32,9 @@ type PreviewRequest struct {
 }
 
 // PreviewResult is the change as a unified diff (three lines of context) against the
-// file as it is now; Created when there is no file yet. Unshown says why there is no
-// diff for a file that exists (it is binary or too large to diff).
+// file as it is now; Created when there is no file yet, Unchanged when the file already
+// holds exactly what the call would leave in it. Unshown says why there is no diff for a
+// file that exists (it is binary or too large to diff).
 type PreviewResult struct {
 	Path      string `json:"path"`
 	Created   bool   `json:"created,omitempty"`
@@ -41,6 +42,7 @@ type PreviewResult struct {
 	Added     int    `json:"added"`
 	Removed   int    `json:"removed"`
 	Truncated bool   `json:"truncated,omitempty"`
+	Unchanged bool   `json:"unchanged,omitempty"`
 	Unshown   string `json:"unshown,omitempty"` // binary or too_large
 }
 
@@ -69,6 +71,10 @@ func preview(w *workspace, r PreviewRequest) (PreviewResult, error) {
 		if next, _, err = replaced(bytes.NewReader(old), rel, EditRequest{Path: r.Path, OldString: r.OldString, NewString: r.NewString, ReplaceAll: r.ReplaceAll}); err != nil {
 			return res, err
 		}
+	}
+	if exists && bytes.Equal(old, next) {
+		res.Unchanged = true
+		return res, nil
 	}
 	before, okOld := previewText(old)
 	after, okNew := previewText(next)

@@ -17,10 +17,14 @@ func TestPreview(t *testing.T) {
 		want           []string // lines the diff must hold
 		added, removed int
 		created        bool
+		unchanged      bool // the file already holds it: no diff
 		unshown, code  string
 	}{
 		{name: "overwrite", before: ptr("a\nb\nc\n"), req: PreviewRequest{Write: true, Content: "a\nB\nc\n"},
 			want: []string{"--- a/f.txt", "+++ b/f.txt", " a", "-b", "+B", " c"}, added: 1, removed: 1},
+		{name: "same content", before: ptr("a\nb\n"), req: PreviewRequest{Write: true, Content: "a\nb\n"}, unchanged: true},
+		{name: "same binary", before: ptr("\x00\x01"), req: PreviewRequest{Write: true, Content: "\x00\x01"}, unchanged: true},
+		{name: "empty new file", req: PreviewRequest{Write: true, Content: ""}, created: true},
 		{name: "new file", req: PreviewRequest{Write: true, Content: "one\ntwo\n"}, want: []string{"+one", "+two"}, added: 2, created: true},
 		{name: "edit in context", before: ptr(long + "target\n" + long), req: PreviewRequest{OldString: "target", NewString: "aimed"},
 			want: []string{"@@ -18,7 +18,7 @@", "-target", "+aimed", " line"}, added: 1, removed: 1},
@@ -54,13 +58,16 @@ func TestPreview(t *testing.T) {
 			if tt.before != nil && e.get(path) != *tt.before {
 				t.Fatal("a preview changed the file")
 			}
+			if tt.unchanged && r.Diff != "" {
+				t.Fatalf("an unchanged file has a diff: %q", r.Diff)
+			}
 			lines := strings.Split(r.Diff, "\n")
 			for _, w := range tt.want {
 				if !contains(lines, w) {
 					t.Fatalf("the diff has no line %q:\n%s", w, r.Diff)
 				}
 			}
-			if r.Added != tt.added || r.Removed != tt.removed || r.Created != tt.created || r.Unshown != tt.unshown {
+			if r.Added != tt.added || r.Removed != tt.removed || r.Created != tt.created || r.Unchanged != tt.unchanged || r.Unshown != tt.unshown {
 				t.Fatalf("got %+v", r)
 			}
 		})

@@ -2690,13 +2690,15 @@ export interface ToolsEdit {
   new: string;
   /**
    * Diff is a unified diff with context ("" when there is no preview); Added and Removed
-   * count its lines; Truncated says it was cut; Created that the file is new.
+   * count its lines; Truncated says it was cut; Created that the file is new; Unchanged
+   * that the file already holds what the call would leave (there is nothing to diff).
    */
   diff?: string;
   added?: number;
   removed?: number;
   truncated?: boolean;
   created?: boolean;
+  unchanged?: boolean;
   /** Unshown says why an existing file's change has no diff: binary or too_large. */
   unshown?: string;
 }

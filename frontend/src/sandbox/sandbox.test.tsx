@@ -177,6 +177,12 @@ describe("approval of the task tools", () => {
     expect(within(dialog).queryByTestId("approval-diff")).toBeNull();
   });
 
+  it("says a write of what the file already holds changes nothing, showing no lines as added", () => {
+    const dialog = show(ask({ tool: "sandbox_write", title: "write", edits: [{ path: "notes.md", new: "same\ntext", unchanged: true }] }));
+    expect(within(dialog).getByTestId("approval-diff-notes")).toHaveTextContent("No change: the file already holds exactly this.");
+    expect(within(dialog).queryByTestId("approval-diff")).toBeNull();
+  });
+
   it("says when the call runs without a sandbox", () => {
     const dialog = show(ask({ tool: "sandbox_bash", title: "bash", askReasonCode: "hook_asks", touches: { commands: ["go test ./..."] } }));
     expect(within(dialog).getByTestId("approval-unsandboxed")).toHaveTextContent("runs unsandboxed");

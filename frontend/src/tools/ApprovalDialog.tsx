@@ -32,6 +32,8 @@ interface Change {
   added?: number;
   removed?: number;
   created?: boolean;
+  /** the file already holds what the call would leave in it */
+  unchanged?: boolean;
   truncated?: boolean;
   unshown?: string;
 }
@@ -58,13 +60,14 @@ export function unifiedLines(diff: string): DiffLine[] {
 export function changeOfEdits(edits: readonly ApprovalEdit[] | undefined): Change | null {
   if (!edits?.length) return null;
   const first = edits[0]!;
-  if (first.diff || first.unshown || first.created !== undefined) {
+  if (first.diff || first.unshown || first.created || first.unchanged) {
     return {
       path: first.path,
       lines: edits.flatMap((e) => (e.diff ? unifiedLines(e.diff) : [])),
       added: first.added,
       removed: first.removed,
       created: first.created,
+      unchanged: first.unchanged,
       truncated: first.truncated,
       unshown: first.unshown,
     };
@@ -301,6 +304,7 @@ function ChangeNotes({ change }: { change: Change }) {
   const { t } = useTranslation("chat");
   const notes = [
     change.created ? t("approval.diff.created") : "",
+    change.unchanged ? t("approval.diff.unchanged") : "",
     (change.added ?? 0) + (change.removed ?? 0) > 0 ? t("approval.diff.counts", { added: change.added ?? 0, removed: change.removed ?? 0 }) : "",
     change.truncated ? t("approval.diff.truncated") : "",
     change.unshown ? t(`approval.diff.unshown.${change.unshown === "binary" ? "binary" : "tooLarge"}`) : "",
