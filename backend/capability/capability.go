@@ -287,3 +287,26 @@ func (l List) Check() error {
 	}
 	return errors.Join(errs...)
 }
+
+// OnService runs a command on the capability's service: the one the terminal's services
+// already run (Env.Opened) when they opened it, so a command inside the owner never
+// starts a second worker or watcher on the same database, else one opened with open for
+// this command alone and closed after it.
+func OnService[T any, S interface {
+	*T
+	Close() error
+}](ctx context.Context, term Terminal, open func(context.Context, Env) (S, error), run func(S) error) error {
+	env, err := term.Open(ctx)
+	if err != nil {
+		return err
+	}
+	if svc, ok := env.Opened.(S); ok && svc != nil {
+		return run(svc)
+	}
+	svc, err := open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	return run(svc)
+}

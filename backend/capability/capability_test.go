@@ -120,3 +120,57 @@ func TestToolEntriesApplyWithTheToolset(t *testing.T) {
 		t.Fatal("Owns")
 	}
 }
+
+type fakeService struct {
+	name   string
+	closed bool
+}
+
+func (s *fakeService) Close() error { s.closed = true; return nil }
+
+// TestOnServiceUsesTheRunningService: a command reuses the service the backend runs, and
+// otherwise opens its own and closes it when done; an open that fails runs nothing.
+func TestOnServiceUsesTheRunningService(t *testing.T) {
+	running := &fakeService{name: "running"}
+	var opened *fakeService
+	open := func(context.Context, Env) (*fakeService, error) {
+		opened = &fakeService{name: "own"}
+		return opened, nil
+	}
+	term := func(v any) Terminal {
+		return Terminal{Open: func(context.Context) (Env, error) { return Env{Opened: v}, nil }}
+	}
+	tests := []struct {
+		name   string
+		opened any
+		want   string
+	}{
+		{"running", running, "running"},
+		{"none yet", nil, "own"},
+		{"a typed nil", (*fakeService)(nil), "own"},
+		{"another capability's value", "not a service", "own"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opened = nil
+			var got *fakeService
+			if err := OnService(context.Background(), term(tt.opened), open, func(s *fakeService) error { got = s; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if got.name != tt.want {
+				t.Fatalf("ran on %q, want %q", got.name, tt.want)
+			}
+			if tt.want == "own" && !opened.closed {
+				t.Fatal("the command's own service was left open")
+			}
+		})
+	}
+	if running.closed {
+		t.Fatal("a command closed the running service")
+	}
+	fail := func(context.Context, Env) (*fakeService, error) { return nil, context.Canceled }
+	ran := false
+	if err := OnService(context.Background(), term(nil), fail, func(*fakeService) error { ran = true; return nil }); err != context.Canceled || ran {
+		t.Fatalf("a failed open: err %v, ran %v", err, ran)
+	}
+}

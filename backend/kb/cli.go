@@ -31,20 +31,9 @@ func command() capability.Command {
 			if len(args) == 0 {
 				return apperr.New(apperr.InvalidArgument, "%s", usage)
 			}
-			env, err := term.Open(ctx)
-			if err != nil {
-				return err
-			}
-			// the services' own KB service when it runs (one ingest worker per database)
-			if svc, ok := env.Opened.(*Service); ok && svc != nil {
+			return capability.OnService(ctx, term, OpenEnv, func(svc *Service) error {
 				return RunCommand(ctx, svc, term.Dir, args, term.Stdout, term.Stderr)
-			}
-			svc, err := OpenEnv(ctx, env)
-			if err != nil {
-				return err
-			}
-			defer svc.Close()
-			return RunCommand(ctx, svc, term.Dir, args, term.Stdout, term.Stderr)
+			})
 		}}
 }
 

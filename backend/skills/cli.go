@@ -27,20 +27,9 @@ func command() capability.Command {
 			if len(args) == 0 {
 				return apperr.New(apperr.InvalidArgument, "%s", usage)
 			}
-			env, err := term.Open(ctx)
-			if err != nil {
-				return err
-			}
-			// the running service when there is one (its watcher, its switches' events)
-			if svc, ok := env.Opened.(*Service); ok && svc != nil {
+			return capability.OnService(ctx, term, OpenEnv, func(svc *Service) error {
 				return RunCommand(ctx, svc, term.Dir, args, term.Stdout)
-			}
-			svc, err := OpenEnv(ctx, env)
-			if err != nil {
-				return err
-			}
-			defer svc.Close()
-			return RunCommand(ctx, svc, term.Dir, args, term.Stdout)
+			})
 		}}
 }
 

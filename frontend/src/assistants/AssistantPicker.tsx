@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from "react";
+import { useEffect, useId, useRef, useState, type RefObject } from "react";
 import { useTranslation } from "react-i18next";
 import { useAssistants } from "../api";
 import { ErrorView } from "../components/ErrorView";
 import { Icon } from "../components/Icon";
+import { menuKeys } from "../components/menuKeys";
 import { useRouter } from "../shell/router";
 import { useAssistantText } from "./names";
 import type { StartAssistant } from "./useStartAssistant";
@@ -80,26 +81,12 @@ function AssistantMenu({ id, button, onClose, onAway, onStart }: { id: string; b
     // eslint-disable-next-line react-hooks/exhaustive-deps -- onAway is a fresh closure each render
   }, [button]);
 
-  const onKey = (e: KeyboardEvent) => {
-    const items = Array.from(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? []);
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (e.key === "Escape") {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose();
-    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      e.preventDefault();
-      items[(at + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length]?.focus();
-    } else if (e.key === "Home" || e.key === "End") {
-      e.preventDefault();
-      items[e.key === "Home" ? 0 : items.length - 1]?.focus();
-    }
-  };
+  const onKey = menuKeys(menu, onClose);
 
   return (
-    <div ref={menu} id={id} role="menu" aria-label={t("assistantPicker.title")} aria-busy={loaded ? undefined : true} className="assistant-picker__menu" onKeyDown={onKey} data-testid="assistant-menu">
+    <div ref={menu} id={id} role="menu" aria-label={t("assistantPicker.title")} aria-busy={loaded ? undefined : true} className="menu-popup assistant-picker__menu" onKeyDown={onKey} data-testid="assistant-menu">
       {shown.map((a) => (
-        <button key={a.id} type="button" role="menuitem" className="assistant-picker__item" data-testid="assistant-menu-item" data-id={a.id} onClick={() => onStart(a.id)}>
+        <button key={a.id} type="button" role="menuitem" className="menu-popup__item" data-testid="assistant-menu-item" data-id={a.id} onClick={() => onStart(a.id)}>
           <span className="assistant-icon" aria-hidden="true">
             {a.icon}
           </span>
@@ -110,7 +97,7 @@ function AssistantMenu({ id, button, onClose, onAway, onStart }: { id: string; b
       <button
         type="button"
         role="menuitem"
-        className="assistant-picker__item assistant-picker__manage"
+        className="menu-popup__item assistant-picker__manage"
         data-testid="assistant-menu-manage"
         onClick={() => {
           onAway();

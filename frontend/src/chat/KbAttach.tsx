@@ -1,11 +1,8 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { KB_TOPIC, toAppError, useClient, type AppError, type KbSessionKBs, type KnowledgeBase } from "../api";
-import { ErrorView } from "../components/ErrorView";
-import { Icon } from "../components/Icon";
-import { useOptionalRouter } from "../shell/router";
 import { Visible } from "../tools/visible";
-import { useClickOutside } from "../components/useClickOutside";
+import { ComposerPopover } from "./ComposerPopover";
 
 /**
  * The composer's knowledge control: which knowledge bases this conversation's kb_search
@@ -15,13 +12,9 @@ import { useClickOutside } from "../components/useClickOutside";
 export function KbAttach({ sessionId }: { sessionId: string }) {
   const { t } = useTranslation("chat");
   const client = useClient();
-  const router = useOptionalRouter();
-  const panelId = useId();
-  const [open, setOpen] = useState(false);
   const [kbs, setKbs] = useState<KnowledgeBase[]>([]);
   const [attached, setAttached] = useState<string[]>([]);
   const [error, setError] = useState<AppError | null>(null);
-  const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -45,8 +38,6 @@ export function KbAttach({ sessionId }: { sessionId: string }) {
     };
   }, [client, sessionId]);
 
-  useClickOutside(root, open, () => setOpen(false));
-
   const toggle = async (id: string) => {
     const next = attached.includes(id) ? attached.filter((x) => x !== id) : [...attached, id];
     setError(null);
@@ -58,37 +49,23 @@ export function KbAttach({ sessionId }: { sessionId: string }) {
   };
   const present = attached.filter((id) => kbs.some((k) => k.id === id));
   return (
-    <div className="kb-attach" ref={root} onKeyDown={(e) => e.key === "Escape" && open && (e.stopPropagation(), setOpen(false))}>
-      <button
-        type="button"
-        className="btn btn--quiet btn--small"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={() => setOpen((o) => !o)}
-        data-testid="kb-attach"
-      >
-        <Icon name="book" size={14} />
-        {present.length > 0 ? t("kb.attachCount", { count: present.length }) : t("kb.attach")}
-      </button>
-      {open && (
-        <div id={panelId} className="kb-attach__panel" role="group" aria-label={t("kb.attachTitle")} data-testid="kb-attach-panel">
-          <p className="kb-attach__title">{t("kb.attachTitle")}</p>
-          <p className="field__help">{t("kb.attachHelp")}</p>
-          {kbs.length === 0 && <p className="muted">{t("kb.attachNone")}</p>}
-          {kbs.map((k) => (
-            <label key={k.id} className="check-label">
-              <input type="checkbox" checked={attached.includes(k.id)} onChange={() => void toggle(k.id)} data-testid={`kb-attach-${k.name}`} />
-              <Visible text={k.name} />
-            </label>
-          ))}
-          {error && <ErrorView error={error} compact />}
-          {router && (
-            <button type="button" className="btn btn--quiet btn--small" onClick={() => router.navigate({ name: "settings", section: "knowledge" })}>
-              {t("kb.manage")}
-            </button>
-          )}
-        </div>
-      )}
-    </div>
+    <ComposerPopover
+      icon="book"
+      label={present.length > 0 ? t("kb.attachCount", { count: present.length }) : t("kb.attach")}
+      title={t("kb.attachTitle")}
+      help={t("kb.attachHelp")}
+      testId="kb-attach"
+      section="knowledge"
+      manage={t("kb.manage")}
+      error={error}
+    >
+      {kbs.length === 0 && <p className="muted">{t("kb.attachNone")}</p>}
+      {kbs.map((k) => (
+        <label key={k.id} className="check-label">
+          <input type="checkbox" checked={attached.includes(k.id)} onChange={() => void toggle(k.id)} data-testid={`kb-attach-${k.name}`} />
+          <Visible text={k.name} />
+        </label>
+      ))}
+    </ComposerPopover>
   );
 }

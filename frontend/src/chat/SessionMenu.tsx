@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Session } from "../api";
 import { Icon } from "../components/Icon";
+import { menuKeys } from "../components/menuKeys";
 
 export interface SessionMenuProps {
   session: Session;
@@ -11,7 +12,8 @@ export interface SessionMenuProps {
 
 /**
  * A conversation's "more" menu: pin or unpin, archive or restore. Escape or a click
- * elsewhere closes it and focus goes back to its button; arrow keys move between items.
+ * elsewhere closes it and focus goes back to its button; arrow keys, Home and End move
+ * between items.
  */
 export function SessionMenu({ session, onPin, onArchive }: SessionMenuProps) {
   const { t } = useTranslation();
@@ -39,19 +41,7 @@ export function SessionMenu({ session, onPin, onArchive }: SessionMenuProps) {
     close();
     fn();
   };
-  const onKey = (e: React.KeyboardEvent) => {
-    const items = Array.from(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? []);
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (e.key === "Escape") {
-      e.preventDefault();
-      e.stopPropagation();
-      close();
-    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      e.preventDefault();
-      const next = (at + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
-      items[next]?.focus();
-    }
-  };
+  const onKey = menuKeys(menu, close);
 
   return (
     <span className="session-menu">
@@ -70,9 +60,9 @@ export function SessionMenu({ session, onPin, onArchive }: SessionMenuProps) {
         <Icon name="more" size={14} />
       </button>
       {open && (
-        <div ref={menu} id={menuId} role="menu" className="session-menu__list" onKeyDown={onKey} data-testid="session-menu">
+        <div ref={menu} id={menuId} role="menu" className="menu-popup session-menu__list" onKeyDown={onKey} data-testid="session-menu">
           {!session.archived && (
-            <button type="button" role="menuitem" className="session-menu__item" onClick={() => choose(() => onPin(!session.pinned))} data-testid="session-pin">
+            <button type="button" role="menuitem" className="menu-popup__item" onClick={() => choose(() => onPin(!session.pinned))} data-testid="session-pin">
               <Icon name="pin" size={14} />
               {session.pinned ? t("find.unpin") : t("find.pin")}
             </button>
@@ -80,7 +70,7 @@ export function SessionMenu({ session, onPin, onArchive }: SessionMenuProps) {
           <button
             type="button"
             role="menuitem"
-            className="session-menu__item"
+            className="menu-popup__item"
             onClick={() => choose(() => onArchive(!session.archived))}
             data-testid="session-archive"
           >

@@ -80,7 +80,13 @@ describe("pin and archive", () => {
     const older = () => w.getAllByTestId("session-item").find((i) => i.textContent?.includes("Older"))!;
     await user.click(within(older()).getByTestId("session-more"));
     const menu = w.getByTestId("session-menu");
-    expect(within(menu).getAllByRole("menuitem").map((b) => b.textContent)).toEqual(["Pin", "Archive"]);
+    const [pin, archive] = within(menu).getAllByRole("menuitem");
+    expect([pin, archive].map((b) => b?.textContent)).toEqual(["Pin", "Archive"]);
+    expect(pin).toHaveFocus();
+    for (const [key, focused] of [["{ArrowDown}", archive], ["{ArrowDown}", pin], ["{ArrowUp}", archive], ["{Home}", pin], ["{End}", archive]] as const) {
+      await user.keyboard(key);
+      expect(focused).toHaveFocus();
+    }
     await user.keyboard("{Escape}");
     expect(w.queryByTestId("session-menu")).toBeNull();
     expect(within(older()).getByTestId("session-more")).toHaveFocus();
