@@ -1,7 +1,7 @@
 // Task mode in real Chromium against `cairn serve` and the machine's real sandbox: a task
 // session whose model (the local OpenAI-wire fake) writes a file, edits it and runs it with
 // sandbox_bash, each after the user approves it in the dialog, which shows the change as a
-// diff and the exact command; the header shows the workspace and a badge with the level the
+// diff (or that a write changes nothing) and the exact command; the header shows the workspace and a badge with the level the
 // probe found, whose popover says what holds; each card says the level its call ran at.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
@@ -87,6 +87,11 @@ describe("task mode: write, edit and run a file in the sandbox after approval", 
       assert.match(answer, /hi from the task/);
       assert.match(answer, new RegExp(`sandbox: ${status.level}`));
       await screenshot(page, "task-03-ran");
+      await approvedCall(page, 3, "sandbox_write", { path: "hello.sh", content: "echo hi from the task\n" }, async (dialog) => {
+        // what the file already holds: said so, no lines shown as added
+        assert.equal((await dialog.getByTestId("approval-diff-notes").innerText()).trim(), msg(en.chat, "approval.diff.unchanged"));
+        assert.equal(await dialog.getByTestId("approval-diff").count(), 0);
+      });
 
       // another window (here the API) chooses a new workspace: this tab's header follows
       const moved = realpathSync(mkdtempSync(join(tmpdir(), "cairn-e2e-ws-")));
