@@ -72,9 +72,9 @@ type wireEvents struct {
 	// A background task started, wrote output or ended (topic tasks:<session>); one
 	// that is gone with its session.
 	TaskUpdated tasks.Task `event:"task:updated"`
+	TaskRemoved tasks.Task `event:"task:removed"`
 	// A task session's workspace changed (topic session:<id>).
 	SandboxWorkspace sandbox.Workspace `event:"sandbox:workspace"`
-	TaskRemoved      tasks.Task        `event:"task:removed"`
 
 	// An MCP server asks the user for input: show the form.
 	ElicitationRequested elicit.Request `event:"elicitation:requested"`

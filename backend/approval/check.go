@@ -189,13 +189,11 @@ func (s *Service) ask(ctx context.Context, req tools.PermissionRequest, sessionI
 		s.mu.Unlock()
 		return tools.Decision{Behavior: tools.BehaviorDeny, Source: permission.SourceConfig, Reason: "Cairn is closing"}, nil
 	}
-	s.waiters[r.ID] = ch
-	s.previews[r.ID] = edits
+	s.waiters[r.ID] = waiter{decided: ch, edits: edits}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.waiters, r.ID)
-		delete(s.previews, r.ID)
 		s.mu.Unlock()
 	}()
 

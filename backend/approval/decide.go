@@ -105,7 +105,7 @@ func (s *Service) Decide(ctx context.Context, id, choice, reason, window string)
 		s.publishRules(ctx)
 	}
 	s.mu.Lock()
-	ch := s.waiters[id]
+	ch := s.waiters[id].decided
 	s.mu.Unlock()
 	if ch != nil {
 		select {

@@ -45,10 +45,15 @@ type Service struct {
 
 	mu      sync.Mutex
 	closed  bool
-	waiters map[string]chan Request // request id → where its decision is delivered
-	// previews are the pending requests' edits as their tools previewed them when they
-	// asked (read from the files then), which a listing shows without reading them again.
-	previews map[string][]tools.Edit
+	waiters map[string]waiter // request id → the pending request's waiter
+}
+
+// waiter is a request pending in this process: where its decision is delivered, and its
+// edits as its tool previewed them when it asked (read from the files then), which a
+// listing shows without reading them again.
+type waiter struct {
+	decided chan Request
+	edits   []tools.Edit
 }
 
 var _ tools.Permission = (*Service)(nil)
@@ -62,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		db: cfg.DB, bus: cfg.Bus, log: cfg.Log, poll: cmp.Or(cfg.PollInterval, time.Second),
 		home: cfg.Home, owner: newID(), proc: pidcheck.Self(), closing: make(chan struct{}),
-		waiters: map[string]chan Request{}, previews: map[string][]tools.Edit{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
+		waiters: map[string]waiter{}, settings: cfg.Settings, workspaces: cfg.Workspaces,
 		servers: cfg.Servers, places: cfg.Places, tools: cfg.Tools, classifier: cfg.Classifier,
 	}
 	if s.log == nil {
@@ -309,8 +314,8 @@ func (s *Service) describe(r *Request) {
 		}
 	}
 	s.mu.Lock()
-	if p, ok := s.previews[r.ID]; ok {
-		r.Edits = p
+	if w, ok := s.waiters[r.ID]; ok {
+		r.Edits = w.edits
 	}
 	s.mu.Unlock()
 }

@@ -92,13 +92,9 @@ func prepareExec(path string, args, env []string) (preparedExec, error) {
 
 // exec replaces the process and returns only on failure; it allocates nothing.
 func (x preparedExec) exec() error {
-	for {
-		_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(x.path)),
-			uintptr(unsafe.Pointer(&x.argv[0])), uintptr(unsafe.Pointer(&x.envv[0])))
-		if errno != unix.EAGAIN && errno != unix.EINTR {
-			return errno
-		}
-	}
+	_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(x.path)),
+		uintptr(unsafe.Pointer(&x.argv[0])), uintptr(unsafe.Pointer(&x.envv[0])))
+	return errno
 }
 
 func helperFail(what string, err error) int {
@@ -193,12 +189,18 @@ func prlimits(pid int, l Limits) error {
 	} {
 		lim := unix.Rlimit{Cur: r.v, Max: r.v}
 		var cur unix.Rlimit
-		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), uintptr(r.res), 0, uintptr(unsafe.Pointer(&cur)), 0, 0); e == 0 && cur.Max < r.v {
+		if prlimit(pid, r.res, nil, &cur) == 0 && cur.Max < r.v {
 			lim = unix.Rlimit{Cur: cur.Max, Max: cur.Max}
 		}
-		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), uintptr(r.res), uintptr(unsafe.Pointer(&lim)), 0, 0, 0); e != 0 {
+		if e := prlimit(pid, r.res, &lim, nil); e != 0 {
 			return e
 		}
 	}
 	return nil
+}
+
+// prlimit is prlimit64(2); its arguments stay on the caller's stack.
+func prlimit(pid, res int, set, old *unix.Rlimit) unix.Errno {
+	_, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, uintptr(pid), uintptr(res), uintptr(unsafe.Pointer(set)), uintptr(unsafe.Pointer(old)), 0, 0)
+	return e
 }

@@ -520,9 +520,9 @@ export interface EventPayloads {
    * that is gone with its session.
    */
   "task:updated": TasksTask;
+  "task:removed": TasksTask;
   /** A task session's workspace changed (topic session:<id>). */
   "sandbox:workspace": SandboxWorkspace;
-  "task:removed": TasksTask;
   /** An MCP server asks the user for input: show the form. */
   "elicitation:requested": ElicitRequest;
   /** Answered (or the server stopped waiting): close the form. */
